@@ -1,0 +1,217 @@
+/**
+ * @file lowp.h
+ * @brief lowp C ABI: low-precision (FP8, NVFP4) quantization for LLM training.
+ *
+ * Conventions for every call:
+ * - Tensors are 2-D, row-major, contiguous: x[rows][cols] (leading dims flattened into rows).
+ * - All pointers of one call live in one memory space. Host pointers run the CPU reference
+ *   backend; CUDA device pointers run the CUDA backend on `stream` (a cudaStream_t, NULL for the
+ *   default stream). Mixing host and device pointers is an error.
+ * - The CUDA backend never allocates, never synchronises the host, and can be captured in a
+ *   CUDA graph. The CPU backend is synchronous.
+ * - Every call validates all arguments before touching memory. On error nothing is written and
+ *   lowp_get_last_error() names the argument and the rule that failed.
+ * - Numerics follow SPEC.md bit for bit; both backends produce identical bytes.
+ */
+#ifndef LOWP_LOWP_H
+#define LOWP_LOWP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define LOWP_API __declspec(dllexport)
+#else
+#define LOWP_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOWP_VERSION_MAJOR 0
+#define LOWP_VERSION_MINOR 1
+#define LOWP_VERSION_PATCH 0
+
+/** Status of every call. */
+typedef enum lowp_status {
+  LOWP_SUCCESS = 0,
+  LOWP_ERROR_INVALID_ARGUMENT = 1, /**< a pointer, shape, dtype or option breaks a rule */
+  LOWP_ERROR_UNSUPPORTED = 2,      /**< a valid combination that this build does not implement */
+  LOWP_ERROR_CUDA = 3,             /**< the CUDA runtime reported an error */
+  LOWP_ERROR_INTERNAL = 4          /**< a bug in lowp: please report it */
+} lowp_status;
+
+/** Message of the last failed call on this thread ("" after a success). */
+LOWP_API const char* lowp_get_last_error(void);
+/** Name of a status code, e.g. "LOWP_ERROR_INVALID_ARGUMENT". */
+LOWP_API const char* lowp_status_name(lowp_status status);
+/** Library version as "major.minor.patch". */
+LOWP_API const char* lowp_version(void);
+/** 1 when the library was built with CUDA and a CUDA device is visible, else 0. */
+LOWP_API int lowp_cuda_available(void);
+
+/** Element types. */
+typedef enum lowp_dtype {
+  LOWP_DTYPE_FLOAT32 = 0,
+  LOWP_DTYPE_FLOAT16 = 1,
+  LOWP_DTYPE_BFLOAT16 = 2,
+  LOWP_DTYPE_E4M3 = 3, /**< FP8 E4M3 (fn), max 448 */
+  LOWP_DTYPE_E5M2 = 4, /**< FP8 E5M2, max 57344 */
+  LOWP_DTYPE_E2M1 = 5  /**< NVFP4 codes, two per byte (element 2j in bits 3:0) */
+} lowp_dtype;
+
+/** How the outer (per-tensor or per-token) scale is chosen. */
+typedef enum lowp_scaling {
+  LOWP_SCALING_DELAYED = 0,   /**< FP8: use the given scale, fold max|x| into amax (atomic max) */
+  LOWP_SCALING_CURRENT = 1,   /**< FP8: amax pass, scale from amax, cast */
+  LOWP_SCALING_PER_TOKEN = 2, /**< FP8: one scale per row (rowwise) / per column of x (columnwise) */
+  LOWP_SCALING_NVFP4_PER_TENSOR = 3, /**< NVFP4 with one outer amax per orientation */
+  LOWP_SCALING_NVFP4_PER_TOKEN = 4   /**< NVFP4 with one outer amax per row of each orientation */
+} lowp_scaling;
+
+/** Layout of NVFP4 block scales (SPEC §6). */
+typedef enum lowp_scale_layout {
+  LOWP_SCALE_LAYOUT_COMPACT = 0, /**< [roundup(R,128)][roundup(B,4)], zero padded */
+  LOWP_SCALE_LAYOUT_SWIZZLED = 1 /**< cuBLASLt/CUTLASS block-scaled GEMM operand layout */
+} lowp_scale_layout;
+
+/** Which quantized copy an operation reads. */
+typedef enum lowp_orientation {
+  LOWP_ROWWISE = 0,   /**< x quantized along its rows (blocks along cols) */
+  LOWP_COLUMNWISE = 1 /**< x^T (cols x rows) quantized along its rows */
+} lowp_orientation;
+
+/** Delayed-scaling amax reduction over the history. */
+typedef enum lowp_amax_algo {
+  LOWP_AMAX_ALGO_MAX = 0,        /**< a = max(h) */
+  LOWP_AMAX_ALGO_MOST_RECENT = 1 /**< a = h[0] */
+} lowp_amax_algo;
+
+/** A dense high-precision tensor view (input of quantize, output of dequantize). */
+typedef struct lowp_tensor {
+  void* data;       /**< rows * cols elements, row-major; 16-byte alignment enables the fast path */
+  lowp_dtype dtype; /**< FLOAT32, FLOAT16 or BFLOAT16 */
+  int64_t rows;
+  int64_t cols;
+} lowp_tensor;
+
+/**
+ * One orientation of a quantized tensor. Rowwise has the shape of x (rows x cols); columnwise
+ * has the shape of x^T (cols x rows). A part whose `data` is NULL is not produced.
+ */
+typedef struct lowp_quantized_part {
+  void* data;      /**< codes, row-major in this orientation (FP8: 1 byte each; E2M1: 2 per byte) */
+  void* scale_inv; /**< FP8 per-token: fp32 per orientation row (x ~ q * scale_inv).
+                        NVFP4: UE4M3 block scales in the tensor's scale_layout.
+                        FP8 per-tensor: unused (see lowp_quantized_tensor). */
+  float* amax;     /**< FP8 per-token: raw amax per orientation row (written; may be NULL).
+                        NVFP4 per-tensor: 1 float; NVFP4 per-token: one per orientation row. */
+} lowp_quantized_part;
+
+/** A quantized tensor: format, recipe, shape of x and its rowwise/columnwise copies. */
+typedef struct lowp_quantized_tensor {
+  lowp_dtype dtype;                /**< E4M3, E5M2 (FP8) or E2M1 (NVFP4) */
+  lowp_scaling scaling;
+  lowp_scale_layout scale_layout;  /**< NVFP4 block scales only */
+  int64_t rows;                    /**< rows of x */
+  int64_t cols;                    /**< cols of x */
+  lowp_quantized_part rowwise;
+  lowp_quantized_part columnwise;
+  /* FP8 per-tensor (delayed and current) state, one float each; both copies share them. */
+  float* scale;     /**< delayed: read. current: written (scale from amax). */
+  float* scale_inv; /**< written: 1 / scale. */
+  float* amax;      /**< delayed: max|x| folded in (atomic max; point it at the history's h[0]).
+                         current: written (overwritten) with max|x|. */
+} lowp_quantized_tensor;
+
+/** Recipe knobs. Initialise with lowp_quant_config_default() and override what you need. */
+typedef struct lowp_quant_config {
+  float amax_epsilon;         /**< scale from amax uses max(amax, eps); default 0 */
+  int power_of_two_scale;     /**< 1: clear the scale's mantissa bits; default 0 */
+  /* NVFP4 knobs (SPEC §4, §5, §7): */
+  int rht;                    /**< 1: random Hadamard transform on the columnwise copy */
+  uint32_t rht_sign_mask;     /**< 16-bit sign mask; default 0xD7E8 */
+  int stochastic_rounding;    /**< 1: stochastic rounding (needs rng_state) */
+  const uint64_t* rng_state;  /**< {seed, offset}, in the memory space of the call */
+  int block_2d;               /**< 1: 16x16 block scales (weights); not with rht */
+  int amax_estimation;        /**< 1: columnwise amax = rowwise amax * amax_estimation_factor */
+  float amax_estimation_factor; /**< > 0; 2.0 for forward inputs, 1.0 for gradients */
+} lowp_quant_config;
+
+/** Fills `cfg` with the defaults above. */
+LOWP_API void lowp_quant_config_default(lowp_quant_config* cfg);
+
+/** Bytes the caller allocates for each buffer of a quantized tensor. Index 0 = rowwise, 1 = columnwise. */
+typedef struct lowp_quantized_sizes {
+  size_t data_bytes[2];
+  size_t scale_inv_bytes[2];
+  size_t amax_bytes[2];
+  size_t tensor_scale_bytes; /**< each of scale, scale_inv, amax of FP8 per-tensor (0 otherwise) */
+} lowp_quantized_sizes;
+
+/** Sizes of every buffer of a quantized tensor of this format, recipe and shape. */
+LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling,
+                                                int64_t rows, int64_t cols,
+                                                lowp_quantized_sizes* sizes);
+
+/**
+ * Quantizes x into every part of q whose data is non-NULL, in one pass over x per recipe step.
+ * Reads: x, and for DELAYED q->scale. Writes: the requested parts' codes, scale_inv, amax, and
+ * for FP8 per-tensor q->scale_inv (and q->scale, q->amax as documented on the fields).
+ * Requires: x->rows, x->cols equal q->rows, q->cols; cfg may be NULL for the defaults.
+ * FP8: any shape >= 1x1. NVFP4: see SPEC §5 (not built yet: LOWP_ERROR_UNSUPPORTED).
+ */
+LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* q,
+                                   const lowp_quant_config* cfg, void* stream);
+
+/**
+ * Dequantizes one orientation of q into out (rowwise: rows x cols; columnwise: cols x rows).
+ * out->dtype is FLOAT32, FLOAT16 or BFLOAT16 (round to nearest even).
+ */
+LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which,
+                                     lowp_tensor* out, void* stream);
+
+/** amax = max|x| over the whole tensor (NaN propagates); overwrites *amax (one float). */
+LOWP_API lowp_status lowp_amax(const lowp_tensor* x, float* amax, void* stream);
+
+/**
+ * Per-token amax in one read of x: row_amax[i] = max_k |x[i][k]| (rows floats) and
+ * col_amax[k] = max_i |x[i][k]| (cols floats). Either output may be NULL, not both.
+ */
+LOWP_API lowp_status lowp_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
+                                         void* stream);
+
+/**
+ * Delayed-scaling update for `num_tensors` tensors in one launch (SPEC §2).
+ * amax_history: [num_tensors][history_len] fp32, rolled in place (h[0] zeroed).
+ * scale, scale_inv: num_tensors floats each; a tensor whose reduced amax is not finite and
+ * positive keeps its scale. fp8_dtype: E4M3 or E5M2 (its max). margin: |margin| < 100.
+ */
+LOWP_API lowp_status lowp_fp8_delayed_scaling_update(int64_t num_tensors, int64_t history_len,
+                                                     float* amax_history, float* scale,
+                                                     float* scale_inv, lowp_dtype fp8_dtype,
+                                                     int margin, lowp_amax_algo algo,
+                                                     void* stream);
+
+/**
+ * A group of N tensors in one buffer (MoE experts, a list of weights): member t is a
+ * first_dims[t] x last_dims[t] row-major matrix starting at element offsets[t] of data.
+ * The three arrays hold N int64 each and may live in host or device memory (device arrays keep
+ * the call free of host synchronisation). Grouped operations arrive with the grouped-FP8 work.
+ */
+typedef struct lowp_grouped_tensor {
+  void* data;
+  lowp_dtype dtype;
+  int64_t num_tensors;
+  int64_t total_elements;  /**< size of data in elements; members must lie inside it */
+  const int64_t* first_dims;
+  const int64_t* last_dims;
+  const int64_t* offsets;
+} lowp_grouped_tensor;
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif /* LOWP_LOWP_H */

@@ -1,0 +1,23 @@
+// Build without the CUDA backend: every pointer is host memory, the CUDA entry points are
+// unreachable (validation routes everything to the CPU) but still defined.
+#include "common/backends.h"
+#include "error.h"
+#include "memory.h"
+
+namespace lowp {
+MemorySpace memory_space_of(const void*) { return MemorySpace::kHost; }
+}  // namespace lowp
+
+namespace lowp::cuda {
+namespace {
+lowp_status not_built() {
+  return fail(LOWP_ERROR_UNSUPPORTED, "this lowp was built without the CUDA backend");
+}
+}  // namespace
+bool available() { return false; }
+lowp_status fp8_quantize(const Fp8QuantizeArgs&, void*) { return not_built(); }
+lowp_status fp8_dequantize(const Fp8DequantizeArgs&, void*) { return not_built(); }
+lowp_status amax(const DenseView&, float*, void*) { return not_built(); }
+lowp_status amax_per_token(const DenseView&, float*, float*, void*) { return not_built(); }
+lowp_status fp8_delayed_update(const DelayedUpdateArgs&, void*) { return not_built(); }
+}  // namespace lowp::cuda

@@ -1,0 +1,64 @@
+#include "validate.h"
+
+#include "error.h"
+
+namespace lowp {
+
+lowp_status check_not_null(const void* p, const char* name) {
+  if (p == nullptr) return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_high_precision_dtype(lowp_dtype t, const char* name) {
+  if (t == LOWP_DTYPE_FLOAT32 || t == LOWP_DTYPE_FLOAT16 || t == LOWP_DTYPE_BFLOAT16)
+    return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "%s has dtype %d; expected LOWP_DTYPE_FLOAT32, LOWP_DTYPE_FLOAT16 or LOWP_DTYPE_BFLOAT16",
+              name, static_cast<int>(t));
+}
+
+lowp_status check_shape(int64_t rows, int64_t cols, const char* name) {
+  if (rows < 1 || cols < 1)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s has shape %lld x %lld; both dims must be >= 1",
+                name, static_cast<long long>(rows), static_cast<long long>(cols));
+  return check_element_count(rows, cols, name);
+}
+
+lowp_status check_element_count(int64_t rows, int64_t cols, const char* name) {
+  constexpr int64_t kMaxElements = int64_t{1} << 56;  // leaves room for byte offsets of fp32 data
+  if (rows > kMaxElements / cols)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s has %lld x %lld elements; at most 2^56 supported",
+                name, static_cast<long long>(rows), static_cast<long long>(cols));
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_same_space(std::initializer_list<NamedPointer> ptrs, MemorySpace* space) {
+  const NamedPointer* first = nullptr;
+  for (const NamedPointer& p : ptrs) {
+    if (p.ptr == nullptr) continue;
+    const MemorySpace s = memory_space_of(p.ptr);
+    if (first == nullptr) {
+      first = &p;
+      *space = s;
+    } else if (s != *space) {
+      return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                  "%s is in %s memory but %s is in %s memory; all pointers of a call must be in "
+                  "one memory space",
+                  p.name, s == MemorySpace::kHost ? "host" : "device", first->name,
+                  *space == MemorySpace::kHost ? "host" : "device");
+    }
+  }
+  if (first == nullptr) *space = MemorySpace::kHost;
+  return LOWP_SUCCESS;
+}
+
+}  // namespace lowp
+
+namespace lowp {
+lowp_status check_aligned(const void* p, int64_t alignment, const char* name) {
+  if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(alignment) != 0)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is not aligned to %lld bytes", name,
+                static_cast<long long>(alignment));
+  return LOWP_SUCCESS;
+}
+}  // namespace lowp

@@ -1,0 +1,32 @@
+// Argument checks shared by the API entry points. Each returns LOWP_SUCCESS or a failure whose
+// message names the argument and the rule.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+
+#include "lowp/lowp.h"
+#include "memory.h"
+
+namespace lowp {
+
+lowp_status check_not_null(const void* p, const char* name);
+lowp_status check_high_precision_dtype(lowp_dtype t, const char* name);
+lowp_status check_shape(int64_t rows, int64_t cols, const char* name);
+
+struct NamedPointer {
+  const void* ptr;  // NULL entries are skipped
+  const char* name;
+};
+
+// All non-null pointers in one memory space; returns it through `space`.
+lowp_status check_same_space(std::initializer_list<NamedPointer> ptrs, MemorySpace* space);
+
+// rows * cols elements of `bytes_per_element` must fit in int64 and in size_t.
+lowp_status check_element_count(int64_t rows, int64_t cols, const char* name);
+
+}  // namespace lowp
+
+namespace lowp {
+// `p` (if not NULL) is a multiple of `alignment` bytes.
+lowp_status check_aligned(const void* p, int64_t alignment, const char* name);
+}  // namespace lowp
