@@ -18,8 +18,17 @@ LOWP_HD float fp8_scale_from_amax(float amax, float fp8_max, float eps, bool pow
   return scale;
 }
 
-// One tensor's delayed-scaling update over its amax history h[len] (rolled in place).
-// Returns the new scale; the caller writes scale and scale_inv = 1/scale.
+// New delayed-scaling scale from the history's reduced amax `a`: fp8_max * 2^-m / a, left to
+// right (2^-m is exact for |m| < 127); a not finite and > 0 keeps the old scale.
+LOWP_HD float fp8_delayed_scale(float a, float old_scale, float fp8_max, int margin) {
+  if (is_nan(a) || is_inf(a) || !(a > 0.0f)) return old_scale;
+  const float two_pow_minus_m = float_of(static_cast<uint32_t>(127 - margin) << 23);
+  const float scale = div_rn(mul_rn(fp8_max, two_pow_minus_m), a);
+  return is_inf(scale) ? kFltMax : scale;
+}
+
+// One tensor's delayed-scaling update over its amax history h[len], rolled in place:
+// h'[i] = h[i+1], h'[len-1] = h[0], then h'[0] = 0. Returns the new scale.
 LOWP_HD float fp8_delayed_update(float* h, int64_t len, float old_scale, float fp8_max, int margin,
                                  bool most_recent) {
   float a = h[0];
@@ -30,12 +39,7 @@ LOWP_HD float fp8_delayed_update(float* h, int64_t len, float old_scale, float f
   for (int64_t i = 0; i + 1 < len; ++i) h[i] = h[i + 1];
   h[len - 1] = newest;
   h[0] = 0.0f;
-  if (is_nan(a) || is_inf(a) || !(a > 0.0f)) return old_scale;
-  // 2^-m is exact for |m| < 127: fp8_max * 2^-m / a, left to right (SPEC §2).
-  const float two_pow_minus_m = float_of(static_cast<uint32_t>(127 - margin) << 23);
-  float scale = div_rn(mul_rn(fp8_max, two_pow_minus_m), a);
-  if (is_inf(scale)) scale = kFltMax;
-  return scale;
+  return fp8_delayed_scale(a, old_scale, fp8_max, margin);
 }
 
 }  // namespace lowp::num

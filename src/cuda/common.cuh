@@ -1,0 +1,93 @@
+// Shared device helpers for the CUDA backend: element loads, NaN-propagating amax reductions,
+// launch checking. Scalar rules come from src/numerics; nothing here re-derives them.
+#pragma once
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "api/error.h"
+#include "numerics/convert.h"
+#include "numerics/minifloat.h"
+
+namespace lowp::cuda {
+
+inline cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
+
+// Turns the last launch error into LOWP_ERROR_CUDA with the op's name.
+inline lowp_status check_launch(const char* op) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return fail(LOWP_ERROR_CUDA, "%s: CUDA error %s (%s)", op, cudaGetErrorName(e), cudaGetErrorString(e));
+  return LOWP_SUCCESS;
+}
+
+inline lowp_status check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) return fail(LOWP_ERROR_CUDA, "%s: CUDA error %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+  return LOWP_SUCCESS;
+}
+
+// Multiprocessor count of the current device (cached per device; graph-capture safe).
+int sm_count();
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+// Input element types as raw storage, decoded with the same numerics functions as the CPU.
+struct Bf16 { using Raw = uint16_t; };
+struct F16 { using Raw = uint16_t; };
+struct F32 { using Raw = float; };
+
+template <typename T>
+__device__ __forceinline__ float to_f32(typename T::Raw r);
+template <>
+__device__ __forceinline__ float to_f32<Bf16>(uint16_t r) { return num::bf16_to_f32(r); }
+template <>
+__device__ __forceinline__ float to_f32<F16>(uint16_t r) { return num::f16_to_f32(r); }
+template <>
+__device__ __forceinline__ float to_f32<F32>(float r) { return r; }
+
+template <typename T>
+constexpr int kVec = 16 / static_cast<int>(sizeof(typename T::Raw));  // elements per 16-byte load
+
+// Loads kVec elements (16 bytes, aligned) and widens them to fp32.
+template <typename T>
+__device__ __forceinline__ void load_vec(const typename T::Raw* p, float (&v)[kVec<T>]) {
+  union {
+    uint4 u;
+    typename T::Raw r[kVec<T>];
+  } b;
+  b.u = __ldg(reinterpret_cast<const uint4*>(p));
+#pragma unroll
+  for (int i = 0; i < kVec<T>; ++i) v[i] = to_f32<T>(b.r[i]);
+}
+
+// Folds |x| into an amax held as bits (see num::amax_bits_fold).
+__device__ __forceinline__ uint32_t fold(uint32_t acc, float x) { return num::amax_bits_fold(acc, x); }
+
+__device__ __forceinline__ uint32_t warp_max(uint32_t v) { return __reduce_max_sync(0xFFFFFFFFu, v); }
+
+// Block-wide max of `v`; every thread gets the result. `scratch` holds one word per warp.
+__device__ __forceinline__ uint32_t block_max(uint32_t v, uint32_t* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  v = warp_max(v);
+  __syncthreads();  // scratch may still be read by a previous call
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  uint32_t r = 0;
+  for (int w = 0; w < warps; ++w) r = scratch[w] > r ? scratch[w] : r;
+  return r;
+}
+
+// Float amax buffers are folded as uint32 bit patterns (non-negative floats order as integers).
+__device__ __forceinline__ void atomic_fold(float* dst, uint32_t bits) {
+  if (bits != 0) atomicMax(reinterpret_cast<unsigned int*>(dst), bits);
+}
+
+// Hot-path FP8 encode of two values: cvt.rn.satfinite.{e4m3,e5m2}x2.f32 on sm_89+, which equals
+// num::encode_e4m3/e5m2 on all 2^32 inputs (tests/cuda/fp8_cvt_exhaustive_test.cu checks it).
+template <bool kE4M3>
+__device__ __forceinline__ uint16_t fp8x2(float lo, float hi) {
+  return static_cast<uint16_t>(__nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, kE4M3 ? __NV_E4M3 : __NV_E5M2));
+}
+
+}  // namespace lowp::cuda

@@ -1,0 +1,165 @@
+// Amax kernels: max|x| over the whole tensor, and per-row / per-column amax in one read of x.
+// Results are folded as bit patterns with atomicMax into zeroed outputs, so the result is
+// independent of block order and equals the CPU backend bit for bit (NaN included).
+#include <algorithm>
+
+#include "common.cuh"
+#include "common/backends.h"
+
+namespace lowp::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4;  // independent 16-byte loads in flight per thread
+
+template <typename T, bool kVectorized>
+__global__ void __launch_bounds__(kThreads) amax_kernel(const typename T::Raw* x, int64_t n, float* amax) {
+  __shared__ uint32_t scratch[kThreads / 32];
+  uint32_t acc = 0;
+  const int64_t tid = blockIdx.x * int64_t{kThreads} + threadIdx.x;
+  const int64_t stride = int64_t{gridDim.x} * kThreads;
+  if constexpr (kVectorized) {
+    constexpr int V = kVec<T>;
+    const int64_t nvec = n / V;
+    int64_t i = tid;
+    for (; i + (kUnroll - 1) * stride < nvec; i += kUnroll * stride) {
+      float v[kUnroll][V];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) load_vec<T>(x + (i + u * stride) * V, v[u]);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc = fold(acc, v[u][e]);
+    }
+    for (; i < nvec; i += stride) {
+      float v[V];
+      load_vec<T>(x + i * V, v);
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc = fold(acc, v[e]);
+    }
+    for (int64_t j = nvec * V + tid; j < n; j += stride) acc = fold(acc, to_f32<T>(x[j]));
+  } else {
+    for (int64_t j = tid; j < n; j += stride) acc = fold(acc, to_f32<T>(x[j]));
+  }
+  acc = block_max(acc, scratch);
+  if (threadIdx.x == 0) atomic_fold(amax, acc);
+}
+
+// Per-token amax. A block covers kRowsPerIter*8 rows per iteration of a column strip of
+// 32 lanes * V columns, walking `rows_per_block` rows; rows fold per warp (one atomic per row per
+// block), columns fold in registers across the walk (one atomic per column per block).
+template <typename T, bool kVectorized>
+__global__ void __launch_bounds__(kThreads)
+    amax_per_token_kernel(const typename T::Raw* x, int64_t rows, int64_t cols, int64_t rows_per_block,
+                          float* row_amax, float* col_amax) {
+  constexpr int V = kVectorized ? kVec<T> : 1;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int kRowsPerIter = 4;
+  __shared__ uint32_t col_partial[kWarps][32 * V];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t col_blocks = (cols + 32 * V - 1) / (32 * V);
+  const int64_t strip = blockIdx.x % col_blocks;
+  const int64_t r_begin = (blockIdx.x / col_blocks) * rows_per_block;
+  const int64_t r_end = min(rows, r_begin + rows_per_block);
+  const int64_t c = strip * 32 * V + lane * V;
+  const bool col_ok = c < cols;  // vectorized: cols % V == 0, so the whole vector is in range
+  uint32_t cacc[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) cacc[e] = 0;
+
+  for (int64_t r0 = r_begin + warp * kRowsPerIter; r0 < r_end; r0 += kWarps * kRowsPerIter) {
+    float v[kRowsPerIter][V];
+#pragma unroll
+    for (int j = 0; j < kRowsPerIter; ++j) {
+      const int64_t r = r0 + j;
+      if (col_ok && r < r_end) {
+        if constexpr (kVectorized) {
+          load_vec<T>(x + r * cols + c, v[j]);
+        } else {
+          v[j][0] = to_f32<T>(x[r * cols + c]);
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) v[j][e] = 0.0f;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kRowsPerIter; ++j) {
+      uint32_t racc = 0;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        racc = fold(racc, v[j][e]);
+        cacc[e] = fold(cacc[e], v[j][e]);
+      }
+      if (row_amax != nullptr) {
+        racc = warp_max(racc);
+        if (lane == 0 && r0 + j < r_end) atomic_fold(row_amax + r0 + j, racc);
+      }
+    }
+  }
+  if (col_amax == nullptr) return;
+#pragma unroll
+  for (int e = 0; e < V; ++e) col_partial[warp][lane * V + e] = cacc[e];
+  __syncthreads();
+  for (int i = threadIdx.x; i < 32 * V; i += kThreads) {
+    uint32_t m = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) m = col_partial[w][i] > m ? col_partial[w][i] : m;
+    const int64_t cc = strip * 32 * V + i;
+    if (cc < cols) atomic_fold(col_amax + cc, m);
+  }
+}
+
+template <typename T>
+lowp_status launch_amax(const DenseView& x, float* amax, cudaStream_t s) {
+  const auto* p = static_cast<const typename T::Raw*>(x.data);
+  const int64_t n = x.rows * x.cols;
+  const int64_t want = (n + kThreads * kVec<T> * kUnroll - 1) / (kThreads * kVec<T> * kUnroll);
+  const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{sm_count()} * 8)));
+  LOWP_TRY(check_cuda(cudaMemsetAsync(amax, 0, sizeof(float), s), "amax: memset"));
+  if (aligned16(p)) amax_kernel<T, true><<<grid, kThreads, 0, s>>>(p, n, amax);
+  else amax_kernel<T, false><<<grid, kThreads, 0, s>>>(p, n, amax);
+  return check_launch("amax kernel");
+}
+
+template <typename T>
+lowp_status launch_amax_per_token(const DenseView& x, float* row_amax, float* col_amax, cudaStream_t s) {
+  const auto* p = static_cast<const typename T::Raw*>(x.data);
+  if (row_amax) LOWP_TRY(check_cuda(cudaMemsetAsync(row_amax, 0, sizeof(float) * x.rows, s), "amax_per_token: memset"));
+  if (col_amax) LOWP_TRY(check_cuda(cudaMemsetAsync(col_amax, 0, sizeof(float) * x.cols, s), "amax_per_token: memset"));
+  const bool vec = aligned16(p) && x.cols % kVec<T> == 0;
+  const int64_t strip = 32 * (vec ? kVec<T> : 1);
+  const int64_t col_blocks = (x.cols + strip - 1) / strip;
+  // Enough blocks to fill the GPU four times over, each walking at least 32 rows.
+  const int64_t target_blocks = int64_t{sm_count()} * 4;
+  int64_t row_blocks = std::max<int64_t>(1, std::min<int64_t>((x.rows + 31) / 32, (target_blocks + col_blocks - 1) / col_blocks));
+  const int64_t rows_per_block = (x.rows + row_blocks - 1) / row_blocks;
+  row_blocks = (x.rows + rows_per_block - 1) / rows_per_block;
+  const int64_t grid = row_blocks * col_blocks;
+  if (grid > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "amax_per_token: tensor too large for one launch");
+  if (vec)
+    amax_per_token_kernel<T, true><<<static_cast<unsigned>(grid), kThreads, 0, s>>>(p, x.rows, x.cols, rows_per_block, row_amax, col_amax);
+  else
+    amax_per_token_kernel<T, false><<<static_cast<unsigned>(grid), kThreads, 0, s>>>(p, x.rows, x.cols, rows_per_block, row_amax, col_amax);
+  return check_launch("amax_per_token kernel");
+}
+
+}  // namespace
+
+lowp_status amax(const DenseView& x, float* out, void* stream) {
+  switch (x.dtype) {
+    case LOWP_DTYPE_BFLOAT16: return launch_amax<Bf16>(x, out, as_stream(stream));
+    case LOWP_DTYPE_FLOAT16: return launch_amax<F16>(x, out, as_stream(stream));
+    default: return launch_amax<F32>(x, out, as_stream(stream));
+  }
+}
+
+lowp_status amax_per_token(const DenseView& x, float* row_amax, float* col_amax, void* stream) {
+  switch (x.dtype) {
+    case LOWP_DTYPE_BFLOAT16: return launch_amax_per_token<Bf16>(x, row_amax, col_amax, as_stream(stream));
+    case LOWP_DTYPE_FLOAT16: return launch_amax_per_token<F16>(x, row_amax, col_amax, as_stream(stream));
+    default: return launch_amax_per_token<F32>(x, row_amax, col_amax, as_stream(stream));
+  }
+}
+
+}  // namespace lowp::cuda
