@@ -50,6 +50,10 @@ LOWP_HD float fmax_num(float a, float b) {
   return a > b ? a : b;
 }
 
+// NaN results of arithmetic differ between CPU and GPU (payload kept vs 0x7FFFFFFF); outputs
+// that can carry a NaN from arithmetic are canonicalised so the backends agree bit for bit.
+LOWP_HD float canonical_nan(float x) { return is_nan(x) ? float_of(0x7FFFFFFFu) : x; }
+
 // Products and quotients with explicit round-to-nearest so nvcc cannot contract them into FMAs.
 LOWP_HD float mul_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
