@@ -37,6 +37,9 @@ lowp_status check_same_space(std::initializer_list<NamedPointer> ptrs, MemorySpa
   for (const NamedPointer& p : ptrs) {
     if (p.ptr == nullptr) continue;
     const MemorySpace s = memory_space_of(p.ptr);
+    if (s == MemorySpace::kUnknown)
+      return fail(LOWP_ERROR_CUDA, "%s: the CUDA runtime could not tell whether it is host or device memory",
+                  p.name);
     if (first == nullptr) {
       first = &p;
       *space = s;

@@ -8,9 +8,12 @@ namespace lowp {
 
 MemorySpace memory_space_of(const void* p) {
   cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    cudaGetLastError();  // unregistered host memory on old runtimes; clear the sticky-free error
-    return MemorySpace::kHost;
+  const cudaError_t e = cudaPointerGetAttributes(&attr, p);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // not sticky; clear it so later launch checks do not see it
+    const bool no_gpu = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+                        e == cudaErrorInvalidValue;  // invalid value: unregistered host memory
+    return no_gpu ? MemorySpace::kHost : MemorySpace::kUnknown;
   }
   return (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged) ? MemorySpace::kDevice
                                                                                     : MemorySpace::kHost;
