@@ -105,7 +105,8 @@ typedef struct lowp_quantized_part {
   void* scale_inv; /**< FP8 per-token: fp32 per orientation row (x ~ q * scale_inv).
                         NVFP4: UE4M3 block scales in the tensor's scale_layout.
                         FP8 per-tensor: unused (see lowp_quantized_tensor). */
-  float* amax;     /**< FP8 per-token: raw amax per orientation row (written; may be NULL).
+  float* amax;     /**< FP8 per-token: raw amax per orientation row (written; required: it is
+                        also where the amax pass leaves its result).
                         NVFP4 per-tensor: 1 float; NVFP4 per-token: one per orientation row. */
 } lowp_quantized_part;
 
@@ -194,21 +195,102 @@ LOWP_API lowp_status lowp_fp8_delayed_scaling_update(int64_t num_tensors, int64_
                                                      int margin, lowp_amax_algo algo,
                                                      void* stream);
 
+/** Activation whose gradient a backward cast fuses (SPEC §2). */
+typedef enum lowp_activation {
+  LOWP_ACTIVATION_GELU_TANH = 0, /**< GELU, tanh approximation (as TE's dgelu) */
+  LOWP_ACTIVATION_SILU = 1,
+  LOWP_ACTIVATION_RELU = 2
+} lowp_activation;
+
+/**
+ * Backward cast fused with an activation gradient: q = fp8(dact(act_input) * grad * scale),
+ * amax over the fused value dact(act_input) * grad. act_input has grad's dtype and shape.
+ * FP8 DELAYED and CURRENT scaling; otherwise as lowp_quantize.
+ */
+LOWP_API lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act_input,
+                                        lowp_activation act, lowp_quantized_tensor* q,
+                                        const lowp_quant_config* cfg, void* stream);
+
 /**
  * A group of N tensors in one buffer (MoE experts, a list of weights): member t is a
  * first_dims[t] x last_dims[t] row-major matrix starting at element offsets[t] of data.
- * The three arrays hold N int64 each and may live in host or device memory (device arrays keep
- * the call free of host synchronisation). Grouped operations arrive with the grouped-FP8 work.
+ * Members lie in order without overlap: offsets[t] >= offsets[t-1] + first_dims[t-1] * last_dims[t-1],
+ * and inside the buffer: offsets[t] + first_dims[t] * last_dims[t] <= total_elements. A member
+ * may be empty (a dim of 0). The three arrays hold N int64 each, all in host memory or all in
+ * device memory. With device arrays nothing synchronises the host and the call can be captured
+ * in a CUDA graph; a layout that breaks the rules is then caught on the device: nothing is
+ * written and lowp_grouped_layout_error() reports it. With host arrays the call validates them
+ * up front and returns the error.
  */
 typedef struct lowp_grouped_tensor {
   void* data;
   lowp_dtype dtype;
   int64_t num_tensors;
-  int64_t total_elements;  /**< size of data in elements; members must lie inside it */
+  int64_t total_elements; /**< size of data in elements */
   const int64_t* first_dims;
   const int64_t* last_dims;
   const int64_t* offsets;
 } lowp_grouped_tensor;
+
+/**
+ * Grouped FP8 per-tensor quantized outputs. Rowwise codes use the input's layout (member t at
+ * byte offsets[t]); member t's columnwise copy is its transpose (last x first), also at byte
+ * offsets[t] of columnwise_data. Per-member state arrays have num_tensors entries.
+ */
+typedef struct lowp_grouped_quantized_tensor {
+  lowp_dtype dtype;      /**< E4M3 or E5M2 */
+  lowp_scaling scaling;  /**< DELAYED or CURRENT */
+  int64_t num_tensors;   /**< must equal the input group's */
+  void* rowwise_data;    /**< total_elements bytes, or NULL */
+  void* columnwise_data; /**< total_elements bytes, or NULL */
+  float* scale;          /**< [N]; DELAYED: read; CURRENT: written */
+  float* scale_inv;      /**< [N]; written once per member (empty members included) */
+  float* amax;           /**< member t at amax[t * amax_stride]; DELAYED: folded; CURRENT: written */
+  int64_t amax_stride;   /**< 0 or 1: contiguous; L: amax = a [N][L] history, folds into h[0] */
+} lowp_grouped_quantized_tensor;
+
+/** Workspace bytes the grouped calls need for N members (device memory for the CUDA backend). */
+LOWP_API lowp_status lowp_grouped_workspace_size(int64_t num_tensors, size_t* bytes);
+
+/**
+ * Grouped quantize: every member as lowp_quantize would quantize it alone (same bytes), in one
+ * pass over the group whatever N is (current scaling adds one amax pass).
+ */
+LOWP_API lowp_status lowp_grouped_quantize(const lowp_grouped_tensor* x,
+                                           lowp_grouped_quantized_tensor* q,
+                                           const lowp_quant_config* cfg, void* workspace,
+                                           size_t workspace_bytes, void* stream);
+
+/**
+ * Grouped backward cast with an activation gradient. Shapes and offsets come from `grad`; the
+ * activation input `act_input` is read with grad's layout and dtype.
+ */
+LOWP_API lowp_status lowp_grouped_quantize_dact(const lowp_grouped_tensor* grad,
+                                                const void* act_input, lowp_activation act,
+                                                lowp_grouped_quantized_tensor* q,
+                                                const lowp_quant_config* cfg, void* workspace,
+                                                size_t workspace_bytes, void* stream);
+
+/** Per-member amax: amax[t * amax_stride] = max|member t| (0 for empty members); overwrites. */
+LOWP_API lowp_status lowp_grouped_amax(const lowp_grouped_tensor* x, float* amax,
+                                       int64_t amax_stride, void* workspace,
+                                       size_t workspace_bytes, void* stream);
+
+/**
+ * Grouped dequantize of one orientation into `out` (same layout arrays as the quantized group;
+ * out->data of out->dtype FLOAT32/FLOAT16/BFLOAT16). Columnwise members are last x first.
+ */
+LOWP_API lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor* q,
+                                             lowp_orientation which, lowp_grouped_tensor* out,
+                                             void* workspace, size_t workspace_bytes,
+                                             void* stream);
+
+/**
+ * After a grouped call with device-side layout arrays: 0 when the layout was valid, else the
+ * index + 1 of the first member (in the check's order) that broke a rule. Synchronises `stream`.
+ */
+LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* bad_member_plus_one,
+                                               void* stream);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -33,6 +33,10 @@ lowp_status check_recipe(lowp_dtype dtype, lowp_scaling scaling, const char* nam
   if (dtype == LOWP_DTYPE_E2M1 && nvfp4_scaling)
     return fail(LOWP_ERROR_UNSUPPORTED,
                 "%s: NVFP4 (E2M1) recipes are not built yet in this version of lowp", name);
+  if (dtype == LOWP_DTYPE_E2M1)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "%s->scaling %d does not fit dtype E2M1; expected LOWP_SCALING_NVFP4_PER_TENSOR or "
+                "LOWP_SCALING_NVFP4_PER_TOKEN", name, static_cast<int>(scaling));
   if (!is_fp8(dtype))
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "%s->dtype is %d; expected LOWP_DTYPE_E4M3, LOWP_DTYPE_E5M2 or LOWP_DTYPE_E2M1",
@@ -53,6 +57,83 @@ lowp_status check_config_for_fp8(const lowp_quant_config& c) {
                 "cfg: rht, stochastic_rounding, block_2d and amax_estimation apply to NVFP4 "
                 "recipes only; set them to 0 for FP8");
   return LOWP_SUCCESS;
+}
+
+lowp_status check_activation(lowp_activation act) {
+  if (act == LOWP_ACTIVATION_GELU_TANH || act == LOWP_ACTIVATION_SILU || act == LOWP_ACTIVATION_RELU)
+    return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "act is %d; expected LOWP_ACTIVATION_GELU_TANH, LOWP_ACTIVATION_SILU or LOWP_ACTIVATION_RELU",
+              static_cast<int>(act));
+}
+
+// lowp_quantize and lowp_quantize_dact (act >= 0: the value is dact(act_input) * x).
+lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, lowp_quantized_tensor* q,
+                     const lowp_quant_config* cfg, void* stream) {
+  LOWP_TRY(check_tensor(x, act_input ? "grad" : "x"));
+  LOWP_TRY(check_aligned(act_input, dtype_bytes(x->dtype), "act_input"));
+  LOWP_TRY(check_not_null(q, "q"));
+  LOWP_TRY(check_recipe(q->dtype, q->scaling, "q"));
+  if (q->rows != x->rows || q->cols != x->cols)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "q is %lld x %lld but x is %lld x %lld",
+                static_cast<long long>(q->rows), static_cast<long long>(q->cols),
+                static_cast<long long>(x->rows), static_cast<long long>(x->cols));
+  lowp_quant_config c;
+  lowp_quant_config_default(&c);
+  if (cfg != nullptr) c = *cfg;
+  LOWP_TRY(check_config_for_fp8(c));
+  const bool want_row = q->rowwise.data != nullptr;
+  const bool want_col = q->columnwise.data != nullptr;
+  if (!want_row && !want_col)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "q->rowwise.data and q->columnwise.data are both NULL; request at least one");
+
+  Fp8QuantizeArgs a{};
+  a.x = {x->data, x->dtype, x->rows, x->cols};
+  a.out_dtype = q->dtype;
+  a.scaling = q->scaling;
+  a.act_input = act_input;
+  a.act = act;
+  a.amax_epsilon = c.amax_epsilon;
+  a.power_of_two_scale = c.power_of_two_scale != 0;
+  a.row_codes = static_cast<uint8_t*>(q->rowwise.data);
+  a.col_codes = static_cast<uint8_t*>(q->columnwise.data);
+  if (q->scaling == LOWP_SCALING_PER_TOKEN) {
+    if (want_row) {
+      LOWP_TRY(check_float_ptr(static_cast<float*>(q->rowwise.scale_inv), "q->rowwise.scale_inv", true));
+      LOWP_TRY(check_float_ptr(q->rowwise.amax, "q->rowwise.amax", true));
+      a.row_scale_inv = static_cast<float*>(q->rowwise.scale_inv);
+      a.row_amax = q->rowwise.amax;
+    }
+    if (want_col) {
+      LOWP_TRY(check_float_ptr(static_cast<float*>(q->columnwise.scale_inv), "q->columnwise.scale_inv", true));
+      LOWP_TRY(check_float_ptr(q->columnwise.amax, "q->columnwise.amax", true));
+      a.col_scale_inv = static_cast<float*>(q->columnwise.scale_inv);
+      a.col_amax = q->columnwise.amax;
+    }
+  } else {
+    LOWP_TRY(check_float_ptr(q->scale, "q->scale", true));
+    LOWP_TRY(check_float_ptr(q->scale_inv, "q->scale_inv", true));
+    LOWP_TRY(check_float_ptr(q->amax, "q->amax", true));
+    a.scale = q->scale;
+    a.scale_inv = q->scale_inv;
+    a.amax = q->amax;
+  }
+  MemorySpace space;
+  LOWP_TRY(check_same_space({{x->data, "x->data"},
+                             {a.row_codes, "q->rowwise.data"},
+                             {a.col_codes, "q->columnwise.data"},
+                             {a.scale, "q->scale"},
+                             {a.scale_inv, "q->scale_inv"},
+                             {a.amax, "q->amax"},
+                             {a.row_scale_inv, "q->rowwise.scale_inv"},
+                             {a.row_amax, "q->rowwise.amax"},
+                             {a.col_scale_inv, "q->columnwise.scale_inv"},
+                             {a.col_amax, "q->columnwise.amax"},
+                            {act_input, "act_input"}},
+                            &space));
+  LOWP_TRY(space == MemorySpace::kDevice ? cuda::fp8_quantize(a, stream) : cpu::fp8_quantize(a));
+  return succeed();
 }
 
 }  // namespace
@@ -93,66 +174,16 @@ lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling, i
 
 lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* q,
                           const lowp_quant_config* cfg, void* stream) {
-  LOWP_TRY(check_tensor(x, "x"));
-  LOWP_TRY(check_not_null(q, "q"));
-  LOWP_TRY(check_recipe(q->dtype, q->scaling, "q"));
-  if (q->rows != x->rows || q->cols != x->cols)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "q is %lld x %lld but x is %lld x %lld",
-                static_cast<long long>(q->rows), static_cast<long long>(q->cols),
-                static_cast<long long>(x->rows), static_cast<long long>(x->cols));
-  lowp_quant_config c;
-  lowp_quant_config_default(&c);
-  if (cfg != nullptr) c = *cfg;
-  LOWP_TRY(check_config_for_fp8(c));
-  const bool want_row = q->rowwise.data != nullptr;
-  const bool want_col = q->columnwise.data != nullptr;
-  if (!want_row && !want_col)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "q->rowwise.data and q->columnwise.data are both NULL; request at least one");
+  return quantize(x, nullptr, -1, q, cfg, stream);
+}
 
-  Fp8QuantizeArgs a{};
-  a.x = {x->data, x->dtype, x->rows, x->cols};
-  a.out_dtype = q->dtype;
-  a.scaling = q->scaling;
-  a.amax_epsilon = c.amax_epsilon;
-  a.power_of_two_scale = c.power_of_two_scale != 0;
-  a.row_codes = static_cast<uint8_t*>(q->rowwise.data);
-  a.col_codes = static_cast<uint8_t*>(q->columnwise.data);
-  if (q->scaling == LOWP_SCALING_PER_TOKEN) {
-    if (want_row) {
-      LOWP_TRY(check_float_ptr(static_cast<float*>(q->rowwise.scale_inv), "q->rowwise.scale_inv", true));
-      LOWP_TRY(check_float_ptr(q->rowwise.amax, "q->rowwise.amax", true));
-      a.row_scale_inv = static_cast<float*>(q->rowwise.scale_inv);
-      a.row_amax = q->rowwise.amax;
-    }
-    if (want_col) {
-      LOWP_TRY(check_float_ptr(static_cast<float*>(q->columnwise.scale_inv), "q->columnwise.scale_inv", true));
-      LOWP_TRY(check_float_ptr(q->columnwise.amax, "q->columnwise.amax", true));
-      a.col_scale_inv = static_cast<float*>(q->columnwise.scale_inv);
-      a.col_amax = q->columnwise.amax;
-    }
-  } else {
-    LOWP_TRY(check_float_ptr(q->scale, "q->scale", true));
-    LOWP_TRY(check_float_ptr(q->scale_inv, "q->scale_inv", true));
-    LOWP_TRY(check_float_ptr(q->amax, "q->amax", true));
-    a.scale = q->scale;
-    a.scale_inv = q->scale_inv;
-    a.amax = q->amax;
-  }
-  MemorySpace space;
-  LOWP_TRY(check_same_space({{x->data, "x->data"},
-                             {a.row_codes, "q->rowwise.data"},
-                             {a.col_codes, "q->columnwise.data"},
-                             {a.scale, "q->scale"},
-                             {a.scale_inv, "q->scale_inv"},
-                             {a.amax, "q->amax"},
-                             {a.row_scale_inv, "q->rowwise.scale_inv"},
-                             {a.row_amax, "q->rowwise.amax"},
-                             {a.col_scale_inv, "q->columnwise.scale_inv"},
-                             {a.col_amax, "q->columnwise.amax"}},
-                            &space));
-  LOWP_TRY(space == MemorySpace::kDevice ? cuda::fp8_quantize(a, stream) : cpu::fp8_quantize(a));
-  return succeed();
+lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act_input, lowp_activation act,
+                               lowp_quantized_tensor* q, const lowp_quant_config* cfg, void* stream) {
+  LOWP_TRY(check_not_null(act_input, "act_input"));
+  LOWP_TRY(check_activation(act));
+  if (q != nullptr && q->scaling == LOWP_SCALING_PER_TOKEN)
+    return fail(LOWP_ERROR_UNSUPPORTED, "lowp_quantize_dact: PER_TOKEN scaling is not supported; use DELAYED or CURRENT");
+  return quantize(grad, act_input, act, q, cfg, stream);
 }
 
 lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which,
@@ -175,7 +206,9 @@ lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation whi
   LOWP_TRY(check_not_null(part.data, which == LOWP_ROWWISE ? "q->rowwise.data" : "q->columnwise.data"));
   const bool per_row = q->scaling == LOWP_SCALING_PER_TOKEN;
   const float* scale_inv = per_row ? static_cast<const float*>(part.scale_inv) : q->scale_inv;
-  LOWP_TRY(check_float_ptr(scale_inv, per_row ? "part.scale_inv" : "q->scale_inv", true));
+  const char* scale_name = !per_row ? "q->scale_inv"
+                           : which == LOWP_ROWWISE ? "q->rowwise.scale_inv" : "q->columnwise.scale_inv";
+  LOWP_TRY(check_float_ptr(scale_inv, scale_name, true));
   Fp8DequantizeArgs a{static_cast<const uint8_t*>(part.data), q->dtype, rows, cols, scale_inv,
                       per_row, out->data, out->dtype};
   MemorySpace space;

@@ -19,6 +19,9 @@ struct Fp8QuantizeArgs {
   DenseView x;
   lowp_dtype out_dtype;  // E4M3 or E5M2
   lowp_scaling scaling;  // DELAYED, CURRENT or PER_TOKEN
+  // Backward cast: the value quantized is dact(act_input) * x, with x the gradient. act < 0: none.
+  const void* act_input;
+  int act;
   float amax_epsilon;
   bool power_of_two_scale;
   uint8_t* row_codes;  // rows x cols

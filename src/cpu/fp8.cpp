@@ -5,6 +5,7 @@
 
 #include "common/backends.h"
 #include "elements.h"
+#include "numerics/activation_grad.h"
 #include "numerics/fp8_cast.h"
 #include "numerics/fp8_scaling.h"
 #include "parallel.h"
@@ -14,15 +15,28 @@ namespace {
 
 constexpr int64_t kRowsPerChunk = 64;
 
+// The value a quantize call encodes at element i: x, or dact(act_input) * x for backward casts.
+float value_at(const Fp8QuantizeArgs& a, int64_t i) {
+  const float g = load_f32(a.x.data, a.x.dtype, i);
+  if (a.act < 0) return g;
+  const float in = load_f32(a.act_input, a.x.dtype, i);
+  switch (a.act) {
+    case LOWP_ACTIVATION_GELU_TANH: return num::mul_rn(num::dgelu_tanh(in), g);
+    case LOWP_ACTIVATION_SILU: return num::mul_rn(num::dsilu(in), g);
+    default: return num::mul_rn(num::drelu(in), g);
+  }
+}
+
 // Bit-folded amax: each 64-row chunk writes its own slot, then the slots are merged.
-uint32_t amax_bits(const DenseView& x) {
+template <typename Load>
+uint32_t amax_bits(const DenseView& x, Load load) {
   const int64_t chunks = (x.rows + kRowsPerChunk - 1) / kRowsPerChunk;
   std::vector<uint32_t> partial(chunks, 0);
   parallel_for(chunks, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       uint32_t acc = 0;
       const int64_t end = std::min(x.rows, (b + 1) * kRowsPerChunk) * x.cols;
-      for (int64_t i = b * kRowsPerChunk * x.cols; i < end; ++i) acc = num::amax_bits_fold(acc, load_f32(x.data, x.dtype, i));
+      for (int64_t i = b * kRowsPerChunk * x.cols; i < end; ++i) acc = num::amax_bits_fold(acc, load(i));
       partial[b] = acc;
     }
   });
@@ -37,7 +51,7 @@ void cast(const Fp8QuantizeArgs& a, const float* row_scale, const float* col_sca
   parallel_for(x.rows, kRowsPerChunk, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       for (int64_t c = 0; c < x.cols; ++c) {
-        const float v = load_f32(x.data, x.dtype, r * x.cols + c);
+        const float v = value_at(a, r * x.cols + c);
         if (a.row_codes)
           a.row_codes[r * x.cols + c] = num::fp8_quantize_element<kE4M3>(v, row_scale ? row_scale[r] : tensor_scale);
         if (a.col_codes)
@@ -61,6 +75,15 @@ std::vector<float> per_token_scales(const Fp8QuantizeArgs& a, const float* amax,
     scale_inv[i] = num::reciprocal_rn(s[i]);
   }
   return s;
+}
+
+
+uint32_t amax_bits(const DenseView& x) {
+  return amax_bits(x, [&](int64_t i) { return load_f32(x.data, x.dtype, i); });
+}
+
+uint32_t amax_bits(const Fp8QuantizeArgs& a) {
+  return amax_bits(a.x, [&](int64_t i) { return value_at(a, i); });
 }
 
 }  // namespace
@@ -105,7 +128,7 @@ lowp_status fp8_quantize(const Fp8QuantizeArgs& a) {
   switch (a.scaling) {
     case LOWP_SCALING_DELAYED: {
       const float scale = *a.scale;
-      const uint32_t m = amax_bits(a.x);
+      const uint32_t m = amax_bits(a);
       const uint32_t old = num::bits_of(*a.amax);  // raw bits, as the GPU's atomicMax sees them
       *a.amax = num::float_of(m > old ? m : old);
       *a.scale_inv = num::reciprocal_rn(scale);
@@ -113,7 +136,7 @@ lowp_status fp8_quantize(const Fp8QuantizeArgs& a) {
       return LOWP_SUCCESS;
     }
     case LOWP_SCALING_CURRENT: {
-      const float am = num::float_of(amax_bits(a.x));
+      const float am = num::float_of(amax_bits(a));
       const float scale = num::fp8_scale_from_amax(am, fmax, a.amax_epsilon, a.power_of_two_scale);
       *a.amax = am;
       *a.scale = scale;

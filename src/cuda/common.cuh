@@ -29,7 +29,7 @@ inline lowp_status check_cuda(cudaError_t e, const char* what) {
 // Multiprocessor count of the current device (cached per device; graph-capture safe).
 int sm_count();
 
-inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+__host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 // Input element types as raw storage, decoded with the same numerics functions as the CPU.
 struct Bf16 { using Raw = uint16_t; };

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kThreads)
                           float* row_amax, float* col_amax) {
   constexpr int V = kVectorized ? kVec<T> : 1;
   constexpr int kWarps = kThreads / 32;
-  constexpr int kRowsPerIter = 4;
+  constexpr int kRowsPerIter = 8;  // independent 16-byte loads in flight per lane
   __shared__ uint32_t col_partial[kWarps][32 * V];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t col_blocks = (cols + 32 * V - 1) / (32 * V);
@@ -130,8 +130,8 @@ lowp_status launch_amax_per_token(const DenseView& x, float* row_amax, float* co
   const bool vec = aligned16(p) && x.cols % kVec<T> == 0;
   const int64_t strip = 32 * (vec ? kVec<T> : 1);
   const int64_t col_blocks = (x.cols + strip - 1) / strip;
-  // Enough blocks to fill the GPU four times over, each walking at least 32 rows.
-  const int64_t target_blocks = int64_t{sm_count()} * 4;
+  // Enough blocks to fill the GPU eight times over, each walking at least 32 rows.
+  const int64_t target_blocks = int64_t{sm_count()} * 8;
   int64_t row_blocks = std::max<int64_t>(1, std::min<int64_t>((x.rows + 31) / 32, (target_blocks + col_blocks - 1) / col_blocks));
   const int64_t rows_per_block = (x.rows + row_blocks - 1) / row_blocks;
   row_blocks = (x.rows + rows_per_block - 1) / rows_per_block;

@@ -9,9 +9,19 @@
 namespace lowp::cuda {
 namespace {
 
-struct OutF32 { static __device__ __forceinline__ void put(void* o, int64_t i, float v) { static_cast<float*>(o)[i] = v; } };
-struct OutBf16 { static __device__ __forceinline__ void put(void* o, int64_t i, float v) { static_cast<uint16_t*>(o)[i] = num::f32_to_bf16(v); } };
-struct OutF16 { static __device__ __forceinline__ void put(void* o, int64_t i, float v) { static_cast<uint16_t*>(o)[i] = num::f32_to_f16(v); } };
+// Output element types: raw storage and the rounding from fp32 (shared numerics).
+struct OutF32 {
+  using Raw = float;
+  static __device__ __forceinline__ float from(float v) { return v; }
+};
+struct OutBf16 {
+  using Raw = uint16_t;
+  static __device__ __forceinline__ uint16_t from(float v) { return num::f32_to_bf16(v); }
+};
+struct OutF16 {
+  using Raw = uint16_t;
+  static __device__ __forceinline__ uint16_t from(float v) { return num::f32_to_f16(v); }
+};
 
 // Each thread handles 16 consecutive codes (one 16-byte load) when kVectorized; the vector never
 // straddles a row because cols % 16 == 0 on that path.
@@ -25,13 +35,19 @@ __global__ void __launch_bounds__(256) dequantize_kernel(Fp8DequantizeArgs a) {
       const float s = a.scale_per_row ? a.scale_inv[base / a.cols] : a.scale_inv[0];
       union { uint4 u; uint8_t b[16]; } q;
       q.u = __ldg(reinterpret_cast<const uint4*>(a.codes + base));
+      // Pack the 16 outputs and leave in 16-byte stores (32 or 64 contiguous bytes per thread).
+      constexpr int kPerStore = 16 / sizeof(typename Out::Raw);
+      union { uint4 u[16 / kPerStore]; typename Out::Raw r[16]; } o;
 #pragma unroll
-      for (int e = 0; e < 16; ++e) Out::put(a.out, base + e, num::fp8_dequantize_element<kE4M3>(q.b[e], s));
+      for (int e = 0; e < 16; ++e) o.r[e] = Out::from(num::fp8_dequantize_element<kE4M3>(q.b[e], s));
+      auto* dst = reinterpret_cast<uint4*>(static_cast<typename Out::Raw*>(a.out) + base);
+#pragma unroll
+      for (int k = 0; k < 16 / kPerStore; ++k) dst[k] = o.u[k];
     }
   } else {
     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += stride) {
       const float s = a.scale_per_row ? a.scale_inv[i / a.cols] : a.scale_inv[0];
-      Out::put(a.out, i, num::fp8_dequantize_element<kE4M3>(a.codes[i], s));
+      static_cast<typename Out::Raw*>(a.out)[i] = Out::from(num::fp8_dequantize_element<kE4M3>(a.codes[i], s));
     }
   }
 }

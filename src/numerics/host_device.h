@@ -6,8 +6,10 @@
 
 #if defined(__CUDACC__)
 #define LOWP_HD __host__ __device__ __forceinline__
+#define LOWP_UNROLL _Pragma("unroll")
 #else
 #define LOWP_HD inline
+#define LOWP_UNROLL
 #endif
 
 namespace lowp::num {

@@ -9,13 +9,13 @@ namespace lowp::num {
 constexpr uint32_t kDefaultRhtSignMask = 0xD7E8u;  // TE's default
 
 LOWP_HD void rht16_unnormalized(float v[16], uint32_t sign_mask) {
-#pragma unroll
+LOWP_UNROLL
   for (int i = 0; i < 16; ++i) {
     if ((sign_mask >> i) & 1u) v[i] = -v[i];
   }
-#pragma unroll
+LOWP_UNROLL
   for (int h = 1; h < 16; h <<= 1) {
-#pragma unroll
+LOWP_UNROLL
     for (int i = 0; i < 16; ++i) {
       if ((i & h) == 0) {
         const float a = v[i], b = v[i + h];

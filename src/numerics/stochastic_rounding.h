@@ -4,6 +4,7 @@
 #include "host_device.h"
 #include "minifloat.h"
 
+#include <vector_functions.h>
 #include <vector_types.h>
 #if !defined(QUALIFIERS)
 #define QUALIFIERS static __forceinline__ __host__ __device__

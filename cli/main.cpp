@@ -1,0 +1,37 @@
+// lowp command-line tool: argument wiring only; the work is in *_command.cpp.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "commands.h"
+#include "lowp/lowp.h"
+#include "recipes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"lowp: FP8 / NVFP4 quantization for LLM training"};
+  app.set_version_flag("--version", std::string(lowp_version()));
+  app.require_subcommand(1);
+
+  app.add_subcommand("info", "Version, backends and GPU");
+
+  lowp_cli::ReportOptions opt;
+  std::string recipes = "Recipes:\n";
+  for (const auto& r : lowp_cli::recipe_table())
+    recipes += "  " + std::string(r.name) + ": " + r.summary + "\n";
+  CLI::App* report =
+      app.add_subcommand("report",
+                         "Quantize synthetic LLM-like tensors (or a .safetensors file) with every recipe and "
+                         "print the error of each");
+  report->footer(recipes);
+  report->add_option("--input", opt.input, "Quantize the F32/F16/BF16 tensors of this .safetensors file");
+  report->add_flag("--json", opt.json, "Print the results as one JSON array on stdout");
+  report->add_option("--backend", opt.backend, "auto (cuda when available), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  report->add_option("--seed", opt.seed, "Seed of the synthetic tensors")->capture_default_str();
+  report->add_flag("--quick", opt.quick, "Small synthetic shapes (seconds on a CPU)");
+  report->add_flag("-q,--quiet", opt.quiet, "No progress on stderr");
+
+  CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("info")) return lowp_cli::run_info();
+  return lowp_cli::run_report(opt);
+}

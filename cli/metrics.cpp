@@ -1,0 +1,55 @@
+#include "metrics.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace lowp_cli {
+
+ErrorStats error_stats(std::span<const float> x, std::span<const float> xhat) {
+  if (x.size() != xhat.size()) throw std::logic_error("error_stats: size mismatch");
+  double signal = 0, noise = 0, max_err = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    const double d = v - static_cast<double>(xhat[i]);
+    signal += v * v;
+    noise += d * d;
+    const double a = std::fabs(d);
+    if (!(a <= max_err)) max_err = a;  // written so that NaN sticks
+  }
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  ErrorStats s;
+  s.max_abs_err = max_err;
+  if (noise == 0) {
+    s.snr_db = inf;
+    s.rel_l2 = 0;
+  } else {
+    s.snr_db = signal == 0 ? -inf : 10.0 * std::log10(signal / noise);
+    s.rel_l2 = signal == 0 ? inf : std::sqrt(noise / signal);
+  }
+  return s;
+}
+
+double saturated_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, int64_t elements) {
+  if (elements <= 0) return 0;
+  int64_t saturated = 0;
+  switch (code_dtype) {
+    case LOWP_DTYPE_E4M3:  // 448 = 0x7E (0x7F is NaN)
+    case LOWP_DTYPE_E5M2:  // 57344 = 0x7B (0x7C is inf)
+    {
+      const uint8_t max_code = code_dtype == LOWP_DTYPE_E4M3 ? 0x7E : 0x7B;
+      for (int64_t i = 0; i < elements; ++i) saturated += (codes[i] & 0x7F) == max_code;
+      break;
+    }
+    case LOWP_DTYPE_E2M1:  // 6 = code 7 (15 = -6); element 2j in bits 3:0
+      for (int64_t i = 0; i < elements; ++i) {
+        const uint8_t nibble = (codes[i / 2] >> (4 * (i % 2))) & 0xF;
+        saturated += (nibble & 0x7) == 0x7;
+      }
+      break;
+    default: throw std::logic_error("saturated_percent: not a quantized dtype");
+  }
+  return 100.0 * static_cast<double>(saturated) / static_cast<double>(elements);
+}
+
+}  // namespace lowp_cli

@@ -1,0 +1,23 @@
+// Error metrics of a dequantized tensor against its original values.
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "lowp/lowp.h"
+
+namespace lowp_cli {
+
+struct ErrorStats {
+  double snr_db = 0;       // 10 log10(sum x^2 / sum (x - xhat)^2); +inf when exact
+  double rel_l2 = 0;       // sqrt(sum (x - xhat)^2 / sum x^2); 0 when exact
+  double max_abs_err = 0;  // max |x - xhat|
+};
+
+// Sums in double so the metric's own rounding is far below any FP8 error. NaN inputs give NaN.
+ErrorStats error_stats(std::span<const float> x, std::span<const float> xhat);
+
+// Percent of the `elements` codes at +-(max finite) of `code_dtype` (E4M3, E5M2; E2M1 packed
+// two per byte). NaN codes do not count.
+double saturated_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, int64_t elements);
+
+}  // namespace lowp_cli

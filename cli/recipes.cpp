@@ -1,0 +1,202 @@
+#include "recipes.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+namespace lowp_cli {
+namespace {
+
+// Delayed scaling's amax history (TE's default is 1024; the length does not change the demo).
+constexpr int64_t kHistoryLen = 16;
+// The "previous step" of the delayed-scaling demo is this tensor times 0.9.
+constexpr float kPrevStepFactor = 0.9f;
+
+const char* needs_k16(int64_t, int64_t cols) {
+  return cols % 16 == 0 ? nullptr : "NVFP4 needs cols % 16 == 0";
+}
+
+const Recipe kRecipes[] = {
+    {"fp8_e4m3_current", "FP8 E4M3, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E4M3,
+     LOWP_SCALING_CURRENT, true, nullptr, nullptr},
+    {"fp8_e4m3_delayed", "FP8 E4M3, delayed scaling from the previous step's amax (x*0.9)", LOWP_DTYPE_E4M3,
+     LOWP_SCALING_DELAYED, true, nullptr, nullptr},
+    {"fp8_e4m3_per_token", "FP8 E4M3, one scale per row (rowwise copy)", LOWP_DTYPE_E4M3,
+     LOWP_SCALING_PER_TOKEN, false, nullptr, nullptr},
+    {"fp8_e5m2_current", "FP8 E5M2, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E5M2,
+     LOWP_SCALING_CURRENT, true, nullptr, nullptr},
+    // Listed ahead of their kernels: reported as unsupported until the library builds them.
+    {"nvfp4_per_tensor", "NVFP4, per-tensor amax, 1D 16-element blocks (rowwise copy)", LOWP_DTYPE_E2M1,
+     LOWP_SCALING_NVFP4_PER_TENSOR, false, nullptr, needs_k16},
+    {"nvfp4_per_token", "NVFP4, per-row amax, 1D 16-element blocks (rowwise copy)", LOWP_DTYPE_E2M1,
+     LOWP_SCALING_NVFP4_PER_TOKEN, false, nullptr, needs_k16},
+};
+
+// A failed lowp call; the message carries the call, the status name and lowp_get_last_error().
+struct LowpError : std::runtime_error {
+  LowpError(lowp_status s, const std::string& msg) : std::runtime_error(msg), status(s) {}
+  lowp_status status;
+};
+
+void check(lowp_status s, const char* call) {
+  if (s == LOWP_SUCCESS) return;
+  const std::string last = lowp_get_last_error();
+  if (s == LOWP_ERROR_UNSUPPORTED) throw LowpError(s, last);
+  throw LowpError(s, std::string(call) + " returned " + lowp_status_name(s) + ": " + last);
+}
+
+// All buffers of one quantized tensor, sized by the library, in the backend's memory.
+struct QuantizedBuffers {
+  Buffer data[2], scale_inv[2], amax[2];
+  Buffer scale, tensor_scale_inv, tensor_amax;
+  Buffer history;  // delayed scaling only
+  lowp_quantized_tensor q{};
+};
+
+void allocate(QuantizedBuffers& qb, const Recipe& r, const HostTensor& t, Backend b) {
+  lowp_quantized_sizes sz{};
+  check(lowp_quantized_sizes_query(r.dtype, r.scaling, t.rows, t.cols, &sz), "lowp_quantized_sizes_query");
+  for (int o = 0; o < (r.columnwise ? 2 : 1); ++o) {
+    qb.data[o] = Buffer(b, sz.data_bytes[o]);
+    qb.scale_inv[o] = Buffer(b, sz.scale_inv_bytes[o]);
+    qb.amax[o] = Buffer(b, sz.amax_bytes[o]);
+  }
+  qb.scale = Buffer(b, sz.tensor_scale_bytes);
+  qb.tensor_scale_inv = Buffer(b, sz.tensor_scale_bytes);
+  qb.tensor_amax = Buffer(b, sz.tensor_scale_bytes);
+
+  lowp_quantized_tensor& q = qb.q;
+  q.dtype = r.dtype;
+  q.scaling = r.scaling;
+  q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
+  q.rows = t.rows;
+  q.cols = t.cols;
+  q.rowwise = {qb.data[0].data(), qb.scale_inv[0].data(), qb.amax[0].floats()};
+  q.columnwise = {qb.data[1].data(), qb.scale_inv[1].data(), qb.amax[1].floats()};
+  q.scale = qb.scale.floats();
+  q.scale_inv = qb.tensor_scale_inv.floats();
+  q.amax = qb.tensor_amax.floats();
+}
+
+// Delayed scaling as in training: the previous step's amax sits in the history, the update
+// turns it into this step's scale, and this step's cast folds its own amax into h[0].
+// The previous step is x*0.9; its amax is exactly fl(0.9 * amax(x)) because rounding a product
+// is monotonic, so one lowp_amax over x gives it without materialising the scaled tensor.
+void prepare_delayed(QuantizedBuffers& qb, const Recipe& r, const PreparedInput& in, Backend b) {
+  Buffer amax(b, sizeof(float));
+  const lowp_tensor x = in.view();
+  check(lowp_amax(&x, amax.floats(), nullptr), "lowp_amax");
+  float a = 0;
+  amax.download(&a, sizeof a);
+  std::vector<float> h(kHistoryLen, 0.0f);
+  h[0] = kPrevStepFactor * a;
+  qb.history = Buffer(b, h.size() * sizeof(float));
+  qb.history.upload(h.data(), h.size() * sizeof(float));
+  const float one = 1.0f;  // initial scale; kept by the update if the amax is 0 or not finite
+  qb.scale.upload(&one, sizeof one);
+  check(
+      lowp_fp8_delayed_scaling_update(1, kHistoryLen, qb.history.floats(), qb.scale.floats(),
+                                      qb.tensor_scale_inv.floats(), r.dtype, 0, LOWP_AMAX_ALGO_MAX, nullptr),
+      "lowp_fp8_delayed_scaling_update");
+  qb.q.amax = qb.history.floats();  // h[0], zeroed by the roll
+}
+
+double time_quantize(const lowp_tensor& x, lowp_quantized_tensor& q, const lowp_quant_config& cfg,
+                     Backend b) {
+  // CUDA: the first launch pays for module loading, and single launches are noisy.
+  const int warmup = b == Backend::kCuda ? 1 : 0;
+  const int reps = b == Backend::kCuda ? 5 : 1;
+  for (int i = 0; i < warmup; ++i) {
+    check(lowp_quantize(&x, &q, &cfg, nullptr), "lowp_quantize");
+    synchronize(b);
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    check(lowp_quantize(&x, &q, &cfg, nullptr), "lowp_quantize");
+    synchronize(b);
+    const auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+std::vector<float> dequantize(const lowp_quantized_tensor& q, lowp_orientation which, Backend b) {
+  const int64_t rows = which == LOWP_ROWWISE ? q.rows : q.cols;
+  const int64_t cols = which == LOWP_ROWWISE ? q.cols : q.rows;
+  Buffer out(b, static_cast<size_t>(rows * cols) * sizeof(float));
+  lowp_tensor o{out.data(), LOWP_DTYPE_FLOAT32, rows, cols};
+  check(lowp_dequantize(&q, which, &o, nullptr), "lowp_dequantize");
+  synchronize(b);
+  return out.download_all<float>();
+}
+
+// Per-tensor scaling shares one scale, so the columnwise copy must be exactly the transpose.
+void check_columnwise_is_transpose(const lowp_quantized_tensor& q, const std::vector<float>& row, Backend b) {
+  const std::vector<float> col = dequantize(q, LOWP_COLUMNWISE, b);
+  for (int64_t r = 0; r < q.rows; ++r)
+    for (int64_t c = 0; c < q.cols; ++c) {
+      const float a = row[r * q.cols + c], t = col[c * q.rows + r];
+      if (std::memcmp(&a, &t, sizeof a) != 0)
+        throw std::runtime_error("columnwise copy is not the transpose of the rowwise copy at x[" +
+                                 std::to_string(r) + "][" + std::to_string(c) + "]: " + std::to_string(a) +
+                                 " vs " + std::to_string(t));
+    }
+}
+
+}  // namespace
+
+std::span<const Recipe> recipe_table() { return kRecipes; }
+
+const char* status_name(RunStatus s) {
+  switch (s) {
+    case RunStatus::kOk: return "ok";
+    case RunStatus::kUnsupported: return "unsupported";
+    case RunStatus::kSkipped: return "skipped";
+    case RunStatus::kError: return "error";
+  }
+  return "?";
+}
+
+PreparedInput::PreparedInput(const HostTensor& t, Backend b)
+    : host(t), values(to_float(t)), x(b, t.bytes.size()) {
+  x.upload(t.bytes.data(), t.bytes.size());
+}
+
+RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
+  RecipeRun run;
+  if (r.shape_rule != nullptr) {
+    if (const char* why = r.shape_rule(in.host.rows, in.host.cols)) {
+      run.status = RunStatus::kSkipped;
+      run.message = why;
+      return run;
+    }
+  }
+  try {
+    QuantizedBuffers qb;
+    allocate(qb, r, in.host, b);
+    lowp_quant_config cfg;
+    lowp_quant_config_default(&cfg);
+    if (r.tune != nullptr) r.tune(cfg);
+    if (r.scaling == LOWP_SCALING_DELAYED) prepare_delayed(qb, r, in, b);
+
+    const lowp_tensor x = in.view();
+    run.time_ms = time_quantize(x, qb.q, cfg, b);
+    const std::vector<float> xhat = dequantize(qb.q, LOWP_ROWWISE, b);
+    run.stats = error_stats(in.values, xhat);
+    run.saturated_pct = saturated_percent(qb.data[0].download_all<uint8_t>(), r.dtype, in.host.numel());
+    const bool per_tensor = r.scaling == LOWP_SCALING_CURRENT || r.scaling == LOWP_SCALING_DELAYED;
+    if (r.columnwise && per_tensor) check_columnwise_is_transpose(qb.q, xhat, b);
+  } catch (const LowpError& e) {
+    run.status = e.status == LOWP_ERROR_UNSUPPORTED ? RunStatus::kUnsupported : RunStatus::kError;
+    run.message = e.what();
+  } catch (const std::exception& e) {  // CUDA runtime errors, the transpose check
+    run.status = RunStatus::kError;
+    run.message = e.what();
+  }
+  return run;
+}
+
+}  // namespace lowp_cli

@@ -1,0 +1,180 @@
+// `lowp report`: every tensor of the input set x every recipe of the table.
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "commands.h"
+#include "device_buffers.h"
+#include "recipes.h"
+#include "report.h"
+#include "safetensors.h"
+#include "synthetic.h"
+
+namespace lowp_cli {
+namespace {
+
+// A tensor to report on, loaded only when its turn comes (model files can be large).
+struct TensorSource {
+  std::string name;
+  std::string source;
+  std::string dtype;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<int64_t> shape;
+  std::string skip_reason;  // non-empty: listed, not quantized
+  std::function<HostTensor()> load;
+};
+
+std::vector<TensorSource> synthetic_sources(bool quick, uint64_t seed) {
+  std::vector<TensorSource> out;
+  for (const SyntheticSpec& spec : synthetic_specs(quick)) {
+    TensorSource s;
+    s.name = spec.kind;
+    s.source = "synthetic";
+    s.dtype = "bf16";
+    s.rows = spec.rows;
+    s.cols = spec.cols;
+    s.shape = {spec.rows, spec.cols};
+    s.load = [spec, seed] { return make_synthetic(spec, seed); };
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<TensorSource> safetensors_sources(const std::shared_ptr<SafetensorsFile>& file) {
+  std::vector<TensorSource> out;
+  for (const SafetensorsEntry& e : file->entries()) {
+    TensorSource s;
+    s.name = e.name;
+    s.source = file->path();
+    const auto type = e.lowp_type();
+    s.dtype = type ? dtype_name(*type) : e.dtype;
+    s.rows = e.rows();
+    s.cols = e.cols();
+    s.shape = e.shape;
+    s.skip_reason = e.skip_reason();
+    if (s.skip_reason.empty()) s.load = [file, e] { return file->read(e); };
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Backend resolve_backend(const std::string& name) {
+  const bool cuda = cuda_built() && lowp_cuda_available() != 0;
+  if (name == "cpu") return Backend::kCpu;
+  if (name == "cuda") {
+    if (!cuda_built())
+      throw std::runtime_error(
+          "--backend cuda: this lowp was built without CUDA (configure with -DLOWP_CUDA=ON)");
+    if (!cuda) throw std::runtime_error("--backend cuda: no CUDA device is available (see `lowp info`)");
+    return Backend::kCuda;
+  }
+  return cuda ? Backend::kCuda : Backend::kCpu;
+}
+
+// One line per step; on a terminal the line is rewritten in place.
+class Progress {
+ public:
+  Progress(size_t total, bool enabled)
+      : total_(total), enabled_(enabled), tty_(isatty(fileno(stderr)) != 0) {}
+  ~Progress() {
+    if (enabled_ && tty_) std::fprintf(stderr, "\r\033[K");
+  }
+  void step(const TensorSource& s, const Recipe& r) {
+    if (!enabled_) return;
+    std::fprintf(stderr, "%s[%zu/%zu] %s %lldx%lld x %s%s", tty_ ? "\r\033[K" : "", ++done_, total_,
+                 s.name.c_str(), static_cast<long long>(s.rows), static_cast<long long>(s.cols), r.name,
+                 tty_ ? "" : "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  size_t total_;
+  size_t done_ = 0;
+  bool enabled_;
+  bool tty_;
+};
+
+void print_results(const ReportOptions& opt, Backend backend, size_t tensors,
+                   const std::vector<Record>& records) {
+  if (opt.json) {
+    print_json(std::cout, records);
+    return;
+  }
+  std::cout << "lowp " << lowp_version() << " report: backend " << backend_name(backend) << ", " << tensors
+            << " tensors from "
+            << (opt.input.empty()
+                    ? "the synthetic set (seed " + std::to_string(opt.seed) + (opt.quick ? ", quick)" : ")")
+                    : opt.input)
+            << "\n\n";
+  print_table(std::cout, records);
+  std::cout << "\nmetrics: rowwise copy vs the input; ms: lowp_quantize wall clock incl. its amax pass"
+            << (backend == Backend::kCuda ? " (median of 5 after a warm-up)" : "") << "\n";
+}
+
+}  // namespace
+
+int run_report(const ReportOptions& opt) {
+  try {
+    const Backend backend = resolve_backend(opt.backend);
+    std::vector<TensorSource> sources;
+    if (opt.input.empty()) {
+      sources = synthetic_sources(opt.quick, opt.seed);
+    } else {
+      sources = safetensors_sources(std::make_shared<SafetensorsFile>(opt.input));
+      size_t usable = 0;
+      for (const auto& s : sources) usable += s.skip_reason.empty();
+      if (usable == 0)
+        throw std::runtime_error(
+            opt.input + ": no tensor to quantize (needs an F32, F16 or BF16 tensor of rank >= 2; found " +
+            std::to_string(sources.size()) + " tensors)");
+    }
+
+    const auto recipes = recipe_table();
+    size_t steps = 0;
+    for (const auto& s : sources) steps += s.skip_reason.empty() ? recipes.size() : 0;
+    std::vector<Record> records;
+    std::string failure;
+    {
+      Progress progress(steps, !opt.quiet);
+      for (const TensorSource& s : sources) {
+        Record base{s.name, s.source, s.rows, s.cols, s.shape, s.dtype, "", backend_name(backend), {}};
+        if (!s.skip_reason.empty()) {
+          base.run.status = RunStatus::kSkipped;
+          base.run.message = s.skip_reason;
+          records.push_back(base);
+          continue;
+        }
+        const HostTensor host = s.load();
+        const PreparedInput input(host, backend);
+        for (const Recipe& r : recipes) {
+          progress.step(s, r);
+          Record rec = base;
+          rec.recipe = r.name;
+          rec.run = run_recipe(r, input, backend);
+          records.push_back(rec);
+          if (rec.run.status == RunStatus::kError) {
+            failure = s.name + " x " + r.name + ": " + rec.run.message;
+            break;
+          }
+        }
+        if (!failure.empty()) break;
+      }
+    }
+    print_results(opt, backend, sources.size(), records);
+    if (!failure.empty()) {
+      std::cerr << "lowp: error: " << failure << '\n';
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "lowp: error: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace lowp_cli

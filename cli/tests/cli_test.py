@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""CLI tests of `lowp report` (JSON output, safetensors input), stdlib only.
+
+usage: cli_test.py CASE PATH_TO_LOWP
+"""
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+FP8_RECIPES = {"fp8_e4m3_current", "fp8_e4m3_delayed", "fp8_e4m3_per_token", "fp8_e5m2_current"}
+
+
+def run(lowp, *args):
+    p = subprocess.run([lowp, *args], capture_output=True, text=True, timeout=240)
+    if p.returncode < 0:
+        sys.exit(f"FAIL: {' '.join(args)} died with signal {-p.returncode}\nstderr:\n{p.stderr}")
+    return p
+
+
+def report_json(lowp, *args):
+    p = run(lowp, "report", "--backend", "cpu", "--json", "--quiet", *args)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: report {' '.join(args)} exited {p.returncode}\nstderr:\n{p.stderr}")
+    records = json.loads(p.stdout)
+    assert isinstance(records, list) and records, "expected a non-empty JSON array"
+    return records
+
+
+def check_ok_record(r):
+    for key in ("snr_db", "rel_l2", "max_abs_err", "saturated_pct", "time_ms"):
+        assert key in r, f"{r['tensor']} x {r['recipe']}: missing {key}"
+    snr = r["snr_db"]
+    assert snr == "inf" or (isinstance(snr, float) and snr > 10), f"implausible SNR in {r}"
+
+
+def case_report_json(lowp):
+    info = run(lowp, "info")
+    assert info.returncode == 0 and info.stdout.startswith("lowp ") and "backends: cpu" in info.stdout, info.stdout
+    records = report_json(lowp, "--quick")
+    ok = [r for r in records if r["status"] == "ok"]
+    assert {r["recipe"] for r in ok} >= FP8_RECIPES, f"FP8 recipes missing: {sorted({r['recipe'] for r in ok})}"
+    assert {r["status"] for r in records} <= {"ok", "unsupported", "skipped"}, records
+    for r in ok:
+        check_ok_record(r)
+        assert r["backend"] == "cpu" and r["dtype"] == "bf16"
+    by = {(r["tensor"], r["rows"], r["cols"], r["recipe"]): r for r in ok}
+    # Delayed scaling used the previous step's amax (0.9x), so it saturates where current does not.
+    key = ("gaussian", 128, 512)
+    assert by[key + ("fp8_e4m3_delayed",)]["saturated_pct"] > by[key + ("fp8_e4m3_current",)]["saturated_pct"]
+    # A small-std weight must quantize as well as unit-scale data (the scale adapts).
+    assert by[("weight", 128, 512, "fp8_e4m3_current")]["snr_db"] > 25
+    # Same seed, same numbers.
+    again = report_json(lowp, "--quick")
+    strip = lambda rs: [{k: v for k, v in r.items() if k != "time_ms"} for r in rs]
+    assert strip(records) == strip(again), "report is not deterministic for a fixed seed"
+    other = report_json(lowp, "--quick", "--seed", "7")
+    assert strip(records) != strip(other), "--seed has no effect"
+
+
+def write_safetensors(path, tensors, metadata=None, header_pad=0):
+    """tensors: list of (name, dtype, shape, raw bytes)."""
+    header, data = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(header).encode() + b" " * header_pad
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data)
+
+
+def bf16(values):
+    return b"".join(struct.pack("<f", v)[2:] for v in values)  # truncation: exact for these values
+
+
+def case_safetensors_roundtrip(lowp):
+    rows, cols = 32, 64
+    vals = [math.sin(0.1 * i) * (1 + (i % 7)) for i in range(rows * cols)]
+    tensors = [
+        ("model.layers.0.mlp.up_proj.weight", "F32", [rows, cols], struct.pack(f"<{rows*cols}f", *vals)),
+        ("model.layers.0.attn.qkv", "BF16", [2, 16, cols], bf16([float(i % 15 - 7) for i in range(rows * cols)])),
+        ("model.embed.f16", "F16", [16, 48], struct.pack(f"<{16*48}e", *[0.5 * (i % 5 - 2) for i in range(16 * 48)])),
+        ("model.norm.weight", "F32", [cols], struct.pack(f"<{cols}f", *([1.0] * cols))),
+        ("model.step", "I64", [1], struct.pack("<q", 7)),
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "tiny.safetensors")
+        write_safetensors(path, tensors, metadata={"format": "pt"}, header_pad=5)
+        records = report_json(lowp, "--input", path)
+    names = {r["tensor"] for r in records}
+    for name, *_ in tensors:
+        assert name in names, f"{name} missing from the report: {sorted(names)}"
+    ok = {(r["tensor"], r["recipe"]): r for r in records if r["status"] == "ok"}
+    up = ok[("model.layers.0.mlp.up_proj.weight", "fp8_e4m3_current")]
+    assert (up["rows"], up["cols"], up["dtype"]) == (rows, cols, "f32"), up
+    check_ok_record(up)
+    qkv = ok[("model.layers.0.attn.qkv", "fp8_e4m3_current")]
+    assert (qkv["rows"], qkv["cols"], qkv["dtype"]) == (32, cols, "bf16"), qkv  # leading dims flattened
+    assert qkv["snr_db"] == "inf", qkv  # amax 7: scale 64, k*64 (|k| <= 7) is exact in E4M3
+    f16 = ok[("model.embed.f16", "fp8_e4m3_per_token")]
+    assert f16["dtype"] == "f16" and f16["snr_db"] == "inf", f16  # row amax 1: scale 448; 0.5*448, 448 exact
+    skipped = {r["tensor"]: r for r in records if r["status"] == "skipped" and r["recipe"] is None}
+    assert "rank 1" in skipped["model.norm.weight"]["message"]
+    assert "I64" in skipped["model.step"]["message"]
+    # Default table output works on the same file too.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "tiny.safetensors")
+        write_safetensors(path, tensors)
+        p = run(lowp, "report", "--input", path, "--backend", "cpu")
+        assert p.returncode == 0 and "model.layers.0.mlp.up_proj.weight" in p.stdout, p.stdout + p.stderr
+
+
+def case_safetensors_malformed(lowp):
+    good_header = json.dumps({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}).encode()
+    def blob(header, data=b"\0" * 16, length=None):
+        return struct.pack("<Q", len(header) if length is None else length) + header + data
+    def entry(**kw):
+        e = {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}
+        e.update(kw)
+        return blob(json.dumps({"w": e}).encode())
+    cases = {
+        "empty": (b"", "shorter than the 8-byte header length"),
+        "short": (b"\x01\x02\x03", "shorter than the 8-byte header length"),
+        "header past end": (blob(good_header, length=10**6), "runs past the end of the file"),
+        "huge header": (blob(good_header, length=2**63 + 5), "exceeds the 100 MiB limit"),
+        "not json": (blob(b"{not json at all}"), "header is not valid JSON"),
+        "not object": (blob(b"[1, 2, 3]"), "header is not a JSON object"),
+        "missing dtype": (blob(json.dumps({"w": {"shape": [2, 2], "data_offsets": [0, 16]}}).encode()), 'missing "dtype"'),
+        "unknown dtype": (entry(dtype="F12"), 'unknown dtype "F12"'),
+        "negative dim": (entry(shape=[-2, 2]), "non-negative integer"),
+        "offsets out of range": (entry(data_offsets=[0, 4096]), "outside the data section"),
+        "offsets reversed": (entry(data_offsets=[16, 0]), "outside the data section"),
+        "size mismatch": (entry(shape=[3, 2]), "needs 24"),
+        "bad offsets": (entry(data_offsets=[0]), "must be [begin, end]"),
+        "huge shape": (entry(shape=[2**62, 2**62]), "too large"),
+    }
+    with tempfile.TemporaryDirectory() as d:
+        for name, (content, expected) in cases.items():
+            path = os.path.join(d, name.replace(" ", "_") + ".safetensors")
+            with open(path, "wb") as f:
+                f.write(content)
+            p = run(lowp, "report", "--input", path, "--backend", "cpu", "--json")
+            assert p.returncode != 0, f"{name}: expected failure, got exit 0"
+            assert "lowp: error:" in p.stderr and path in p.stderr and expected in p.stderr, \
+                f"{name}: unclear message (wanted {expected!r}):\n{p.stderr}"
+        p = run(lowp, "report", "--input", os.path.join(d, "missing.safetensors"), "--backend", "cpu")
+        assert p.returncode != 0 and "no such file" in p.stderr, p.stderr
+        only_1d = os.path.join(d, "only_1d.safetensors")
+        write_safetensors(only_1d, [("b", "F32", [4], b"\0" * 16)])
+        p = run(lowp, "report", "--input", only_1d, "--backend", "cpu")
+        assert p.returncode != 0 and "no tensor to quantize" in p.stderr, p.stderr
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    case, lowp = sys.argv[1], sys.argv[2]
+    {"report_json": case_report_json,
+     "safetensors_roundtrip": case_safetensors_roundtrip,
+     "safetensors_malformed": case_safetensors_malformed}[case](lowp)
+    print(f"{case}: ok")
+
+
+if __name__ == "__main__":
+    main()
