@@ -21,6 +21,7 @@ struct Case {
   Fill fill;
   bool row, col;
   size_t misalign;  // bytes added to the input pointer (0 = 16-byte aligned)
+  int act = -1;     // >= 0: backward cast with this lowp_activation, act input = second tensor
 };
 
 // Every output buffer of one quantize call, as bytes.
@@ -34,7 +35,12 @@ struct Outputs {
 constexpr float kDelayedScale = 3.0f;      // arbitrary: exercises saturation on wide inputs
 constexpr float kInitialAmax = 0.75f;      // delayed folds into this
 
-Outputs run_cpu(const Case& k, const std::vector<uint8_t>& x) {
+lowp_status call(const Case& k, lowp_tensor* t, const void* act_in, lowp_quantized_tensor* q, void* stream) {
+  if (k.act < 0) return lowp_quantize(t, q, nullptr, stream);
+  return lowp_quantize_dact(t, act_in, static_cast<lowp_activation>(k.act), q, nullptr, stream);
+}
+
+Outputs run_cpu(const Case& k, const std::vector<uint8_t>& x, const std::vector<uint8_t>& act_in) {
   Outputs o;
   const size_t n = static_cast<size_t>(k.rows * k.cols);
   o.row.assign(k.row ? n : 0, kPoison);
@@ -56,18 +62,20 @@ Outputs run_cpu(const Case& k, const std::vector<uint8_t>& x) {
   q.scale = &o.scale;
   q.scale_inv = &o.scale_inv;
   q.amax = &o.amax;
-  o.status = lowp_quantize(&t, &q, nullptr, nullptr);
+  o.status = call(k, &t, act_in.data(), &q, nullptr);
   o.error = lowp_get_last_error();
   return o;
 }
 
-Outputs run_gpu(const Case& k, const std::vector<uint8_t>& x) {
+Outputs run_gpu(const Case& k, const std::vector<uint8_t>& x, const std::vector<uint8_t>& act_in) {
   Outputs o;
   const size_t n = static_cast<size_t>(k.rows * k.cols);
   DeviceBuffer dx(x.size(), k.misalign), drow(k.row ? n : 1), dcol(k.col ? n : 1);
   DeviceBuffer drsi(k.rows * 4), dramax(k.rows * 4), dcsi(k.cols * 4), dcamax(k.cols * 4);
   DeviceBuffer dscale(4), dsinv(4), damax(4);
   dx.upload(x.data());
+  DeviceBuffer dact(act_in.size(), k.misalign);
+  dact.upload(act_in.data());
   cudaMemcpy(dscale.get(), &kDelayedScale, 4, cudaMemcpyHostToDevice);
   cudaMemcpy(damax.get(), &kInitialAmax, 4, cudaMemcpyHostToDevice);
   lowp_tensor t{dx.get(), k.in, k.rows, k.cols};
@@ -81,7 +89,7 @@ Outputs run_gpu(const Case& k, const std::vector<uint8_t>& x) {
   q.scale = dscale.f32();
   q.scale_inv = dsinv.f32();
   q.amax = damax.f32();
-  o.status = lowp_quantize(&t, &q, nullptr, nullptr);
+  o.status = call(k, &t, dact.get(), &q, nullptr);
   o.error = lowp_get_last_error();
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
@@ -103,15 +111,15 @@ Outputs run_gpu(const Case& k, const std::vector<uint8_t>& x) {
 
 std::string describe(const Case& k) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "in=%d out=%d scaling=%d %lldx%lld fill=%s row=%d col=%d misalign=%zu",
+  std::snprintf(buf, sizeof buf, "in=%d out=%d scaling=%d %lldx%lld fill=%s row=%d col=%d misalign=%zu act=%d",
                 k.in, k.out, k.scaling, static_cast<long long>(k.rows), static_cast<long long>(k.cols),
-                fill_name(k.fill), k.row, k.col, k.misalign);
+                fill_name(k.fill), k.row, k.col, k.misalign, k.act);
   return buf;
 }
 
 // Compares every output; returns the number of mismatching buffers (0 = byte-exact).
-int compare(const Case& k, const std::vector<uint8_t>& x) {
-  const Outputs c = run_cpu(k, x), g = run_gpu(k, x);
+int compare(const Case& k, const std::vector<uint8_t>& x, const std::vector<uint8_t>& act_in = {}) {
+  const Outputs c = run_cpu(k, x, act_in), g = run_gpu(k, x, act_in);
   const std::string what = describe(k);
   EXPECT_EQ(c.status, LOWP_SUCCESS) << what << ": " << c.error;
   EXPECT_EQ(g.status, LOWP_SUCCESS) << what << ": " << g.error;
@@ -163,7 +171,7 @@ TEST(Fp8QuantizeGpu, ByteExactAgainstCpuOnFuzzedInputs) {
             for (int orient = 0; orient < 3; ++orient) {
               if (quick_mode() && f != Fill::kMixed) continue;
               const Case k{in, out, sc, s.rows, s.cols, f, orient != 1, orient != 0, (seed % 5 == 0) ? dtype_size(in) : 0};
-              bad += compare(k, fuzz_tensor(in, s.rows, s.cols, f, seed++));
+              bad += compare(k, fuzz_tensor(in, s.rows, s.cols, f, seed++), {});
               ++cases;
             }
   std::printf("[fp8 quantize gpu==cpu] small: %d cases, %d mismatching buffers\n", cases, bad);
@@ -184,6 +192,29 @@ TEST(Fp8QuantizeGpu, ByteExactAgainstCpuOnLargeInputs) {
           ++cases;
         }
   std::printf("[fp8 quantize gpu==cpu] large: %d cases, %d mismatching buffers\n", cases, bad);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Fp8QuantizeGpu, BackwardDactCastByteExactAgainstCpu) {
+  LOWP_REQUIRE_GPU();
+  int cases = 0, bad = 0;
+  uint64_t seed = 5000;
+  const Shape shapes[] = {{1, 1}, {3, 5}, {64, 64}, {100, 200}, {257, 129}, {1024, 2048}};
+  for (int act : {LOWP_ACTIVATION_GELU_TANH, LOWP_ACTIVATION_SILU, LOWP_ACTIVATION_RELU})
+    for (lowp_scaling sc : {LOWP_SCALING_DELAYED, LOWP_SCALING_CURRENT})
+      for (lowp_dtype in : kInputs)
+        for (const Shape& s : shapes)
+          for (Fill f : {Fill::kGaussian, Fill::kMixed, Fill::kSpecials, Fill::kHugeRange}) {
+            if (quick_mode() && f != Fill::kMixed) continue;
+            Case k{in, LOWP_DTYPE_E4M3, sc, s.rows, s.cols, f, true, true, (seed % 3 == 0) ? dtype_size(in) : 0};
+            k.act = act;
+            const auto grad = fuzz_tensor(in, s.rows, s.cols, f, seed++);
+            const auto act_in = fuzz_tensor(in, s.rows, s.cols, seed % 2 ? Fill::kMixed : Fill::kGaussian, seed);
+            ++seed;
+            bad += compare(k, grad, act_in);
+            ++cases;
+          }
+  std::printf("[fp8 dact quantize gpu==cpu] %d cases, %d mismatching buffers\n", cases, bad);
   EXPECT_EQ(bad, 0);
 }
 
