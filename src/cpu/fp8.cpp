@@ -19,12 +19,7 @@ constexpr int64_t kRowsPerChunk = 64;
 float value_at(const Fp8QuantizeArgs& a, int64_t i) {
   const float g = load_f32(a.x.data, a.x.dtype, i);
   if (a.act < 0) return g;
-  const float in = load_f32(a.act_input, a.x.dtype, i);
-  switch (a.act) {
-    case LOWP_ACTIVATION_GELU_TANH: return num::mul_rn(num::dgelu_tanh(in), g);
-    case LOWP_ACTIVATION_SILU: return num::mul_rn(num::dsilu(in), g);
-    default: return num::mul_rn(num::drelu(in), g);
-  }
+  return num::dact_times_grad(a.act, load_f32(a.act_input, a.x.dtype, i), g);
 }
 
 // Bit-folded amax: each 64-row chunk writes its own slot, then the slots are merged.

@@ -17,10 +17,8 @@ enum Act : int { kActNone = -1, kActGelu = LOWP_ACTIVATION_GELU_TANH, kActSilu =
 
 template <int kAct>
 __device__ __forceinline__ float fused_value(float g, float a) {
-  if constexpr (kAct == kActGelu) return num::mul_rn(num::dgelu_tanh(a), g);
-  else if constexpr (kAct == kActSilu) return num::mul_rn(num::dsilu(a), g);
-  else if constexpr (kAct == kActRelu) return num::mul_rn(num::drelu(a), g);
-  else return g;
+  if constexpr (kAct == kActNone) return g;
+  else return num::dact_times_grad<kAct>(a, g);
 }
 
 // Where one matrix's (a tensor's or a group member's) input and outputs live.

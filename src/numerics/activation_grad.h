@@ -125,4 +125,17 @@ LOWP_HD float dsilu(float x) {
 // comparison is false).
 LOWP_HD float drelu(float x) { return x > 0.0f ? 1.0f : 0.0f; }
 
+// The value a backward cast encodes (SPEC §2): dact(x) * grad, one RN product, NaN results
+// canonicalised (a NaN grad's payload would otherwise survive on the CPU only).
+// kAct is a lowp_activation value: 0 GELU (tanh), 1 SiLU, 2 ReLU.
+template <int kAct>
+LOWP_HD float dact_times_grad(float x, float grad) {
+  const float d = kAct == 0 ? dgelu_tanh(x) : kAct == 1 ? dsilu(x) : drelu(x);
+  return canonical_nan(mul_rn(d, grad));
+}
+
+LOWP_HD float dact_times_grad(int act, float x, float grad) {
+  return act == 0 ? dact_times_grad<0>(x, grad) : act == 1 ? dact_times_grad<1>(x, grad) : dact_times_grad<2>(x, grad);
+}
+
 }  // namespace lowp::num
