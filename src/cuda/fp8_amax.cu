@@ -45,52 +45,63 @@ __global__ void __launch_bounds__(kThreads) amax_kernel(const typename T::Raw* x
   if (threadIdx.x == 0) atomic_fold(amax, acc);
 }
 
-// Per-token amax. A block covers kRowsPerIter*8 rows per iteration of a column strip of
-// 32 lanes * V columns, walking `rows_per_block` rows; rows fold per warp (one atomic per row per
-// block), columns fold in registers across the walk (one atomic per column per block).
+// Per-token amax. A block walks `rows_per_block` rows of a column strip of kStrip = 32 lanes x
+// kLaneVecs vectors (1 KiB of bf16 per row, read as two warp-contiguous 512-byte loads); each warp
+// takes kRowsPerIter rows at a time. Rows fold per warp (one atomic per row per block), columns
+// fold in registers across the walk (one atomic per column per block).
 template <typename T, bool kVectorized>
 __global__ void __launch_bounds__(kThreads)
     amax_per_token_kernel(const typename T::Raw* x, int64_t rows, int64_t cols, int64_t rows_per_block,
                           float* row_amax, float* col_amax) {
   constexpr int V = kVectorized ? kVec<T> : 1;
+  constexpr int kLaneVecs = 2;
+  constexpr int kStrip = 32 * kLaneVecs * V;
   constexpr int kWarps = kThreads / 32;
-  constexpr int kRowsPerIter = 8;  // independent 16-byte loads in flight per lane
-  __shared__ uint32_t col_partial[kWarps][32 * V];
+  constexpr int kRowsPerIter = 4;  // x kLaneVecs independent loads in flight per lane
+  __shared__ uint32_t col_partial[kWarps][kStrip];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t col_blocks = (cols + 32 * V - 1) / (32 * V);
+  const int64_t col_blocks = (cols + kStrip - 1) / kStrip;
   const int64_t strip = blockIdx.x % col_blocks;
   const int64_t r_begin = (blockIdx.x / col_blocks) * rows_per_block;
   const int64_t r_end = min(rows, r_begin + rows_per_block);
-  const int64_t c = strip * 32 * V + lane * V;
-  const bool col_ok = c < cols;  // vectorized: cols % V == 0, so the whole vector is in range
-  uint32_t cacc[V];
+  // Lane's k-th vector starts at column c[k]; vectorized: cols % V == 0, so a vector is all in or out.
+  int64_t c[kLaneVecs];
 #pragma unroll
-  for (int e = 0; e < V; ++e) cacc[e] = 0;
+  for (int k = 0; k < kLaneVecs; ++k) c[k] = strip * kStrip + (k * 32 + lane) * V;
+  uint32_t cacc[kLaneVecs][V];
+#pragma unroll
+  for (int k = 0; k < kLaneVecs; ++k)
+#pragma unroll
+    for (int e = 0; e < V; ++e) cacc[k][e] = 0;
 
   for (int64_t r0 = r_begin + warp * kRowsPerIter; r0 < r_end; r0 += kWarps * kRowsPerIter) {
-    float v[kRowsPerIter][V];
+    float v[kRowsPerIter][kLaneVecs][V];
 #pragma unroll
-    for (int j = 0; j < kRowsPerIter; ++j) {
-      const int64_t r = r0 + j;
-      if (col_ok && r < r_end) {
-        if constexpr (kVectorized) {
-          load_vec<T>(x + r * cols + c, v[j]);
+    for (int j = 0; j < kRowsPerIter; ++j)
+#pragma unroll
+      for (int k = 0; k < kLaneVecs; ++k) {
+        const int64_t r = r0 + j;
+        if (c[k] < cols && r < r_end) {
+          if constexpr (kVectorized) {
+            load_vec<T>(x + r * cols + c[k], v[j][k]);
+          } else {
+            v[j][k][0] = to_f32<T>(x[r * cols + c[k]]);
+          }
         } else {
-          v[j][0] = to_f32<T>(x[r * cols + c]);
-        }
-      } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) v[j][e] = 0.0f;
+          for (int e = 0; e < V; ++e) v[j][k][e] = 0.0f;
+        }
       }
-    }
 #pragma unroll
     for (int j = 0; j < kRowsPerIter; ++j) {
       uint32_t racc = 0;
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        racc = fold(racc, v[j][e]);
-        cacc[e] = fold(cacc[e], v[j][e]);
-      }
+      for (int k = 0; k < kLaneVecs; ++k)
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          racc = fold(racc, v[j][k][e]);
+          cacc[k][e] = fold(cacc[k][e], v[j][k][e]);
+        }
       if (row_amax != nullptr) {
         racc = warp_max(racc);
         if (lane == 0 && r0 + j < r_end) atomic_fold(row_amax + r0 + j, racc);
@@ -99,13 +110,15 @@ __global__ void __launch_bounds__(kThreads)
   }
   if (col_amax == nullptr) return;
 #pragma unroll
-  for (int e = 0; e < V; ++e) col_partial[warp][lane * V + e] = cacc[e];
+  for (int k = 0; k < kLaneVecs; ++k)
+#pragma unroll
+    for (int e = 0; e < V; ++e) col_partial[warp][(k * 32 + lane) * V + e] = cacc[k][e];
   __syncthreads();
-  for (int i = threadIdx.x; i < 32 * V; i += kThreads) {
+  for (int i = threadIdx.x; i < kStrip; i += kThreads) {
     uint32_t m = 0;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) m = col_partial[w][i] > m ? col_partial[w][i] : m;
-    const int64_t cc = strip * 32 * V + i;
+    const int64_t cc = strip * kStrip + i;
     if (cc < cols) atomic_fold(col_amax + cc, m);
   }
 }
@@ -128,10 +141,10 @@ lowp_status launch_amax_per_token(const DenseView& x, float* row_amax, float* co
   if (row_amax) LOWP_TRY(check_cuda(cudaMemsetAsync(row_amax, 0, sizeof(float) * x.rows, s), "amax_per_token: memset"));
   if (col_amax) LOWP_TRY(check_cuda(cudaMemsetAsync(col_amax, 0, sizeof(float) * x.cols, s), "amax_per_token: memset"));
   const bool vec = aligned16(p) && x.cols % kVec<T> == 0;
-  const int64_t strip = 32 * (vec ? kVec<T> : 1);
+  const int64_t strip = 64 * (vec ? kVec<T> : 1);  // the kernel's kStrip
   const int64_t col_blocks = (x.cols + strip - 1) / strip;
-  // Enough blocks to fill the GPU eight times over, each walking at least 32 rows.
-  const int64_t target_blocks = int64_t{sm_count()} * 8;
+  // Enough blocks to fill the GPU four times over, each walking at least 32 rows.
+  const int64_t target_blocks = int64_t{sm_count()} * 4;
   int64_t row_blocks = std::max<int64_t>(1, std::min<int64_t>((x.rows + 31) / 32, (target_blocks + col_blocks - 1) / col_blocks));
   const int64_t rows_per_block = (x.rows + row_blocks - 1) / row_blocks;
   row_blocks = (x.rows + rows_per_block - 1) / rows_per_block;

@@ -1,10 +1,13 @@
 // The FP8 cast of one tile, shared by the single-tensor and grouped cast kernels.
 //
 // A tile is 128 rows x 64 columns of one matrix. On the vector path a thread owns 8 consecutive
-// rows x one 16-byte vector of columns: rowwise codes leave as one 4- or 8-byte store per row,
-// and each column's 8 codes pack into two 32-bit shared-memory words so the transposed tile
-// leaves as 16-byte stores of 128 contiguous bytes per column. The scalar path (any shape or
-// alignment) walks the tile element by element and gives the same bytes.
+// rows x one 16-byte vector of columns. Lanes run along the columns first, so one warp load
+// reads whole 128-byte lines (ncu: the row-group-first mapping sent 4x the L2 requests).
+// Rowwise codes leave as one 4- or 8-byte store per row; each column's 8 codes pack into two
+// 32-bit shared-memory words, and the transposed tile leaves as 16-byte stores of 128
+// contiguous bytes per column. Shared-memory chunks are XOR-swizzled by column group so those
+// word writes spread over the banks. The scalar path (any shape or alignment) walks the tile
+// element by element and gives the same bytes.
 #pragma once
 #include "common.cuh"
 #include "numerics/activation_grad.h"
@@ -50,7 +53,14 @@ struct CastTile {
   static constexpr int kRowsPerThread = 8;
   static constexpr int kRows = 128, kCols = 64;
   static constexpr int kRowGroups = kRows / kRowsPerThread;  // 16
-  static constexpr int kThreads = kRowGroups * (kCols / V);
+  static constexpr int kColVecs = kCols / V;
+  static constexpr int kThreads = kRowGroups * kColVecs;
+  static constexpr int kChunks = kRows / 16;  // 16-byte chunks per transposed row
+
+  __device__ static int row_group() { return threadIdx.x / kColVecs; }
+  __device__ static int col_vec() { return threadIdx.x % kColVecs; }
+  // Physical 16-byte chunk of logical chunk q in transposed row `tcol`.
+  __device__ static int swizzle(int tcol, int q) { return q ^ ((tcol / V) % kChunks); }
   static constexpr bool kHasAct = kAct != kActNone;
 
   struct Smem {
@@ -71,7 +81,7 @@ struct CastTile {
   };
 
   __device__ static void load(const TileMatrix& m, int64_t tr, int64_t tc, Loaded& L) {
-    const int rg = threadIdx.x % kRowGroups, cv = threadIdx.x / kRowGroups;
+    const int rg = row_group(), cv = col_vec();
     const int64_t r0 = tr * kRows + rg * kRowsPerThread, c0 = tc * kCols + cv * V;
     const auto* x = static_cast<const Raw*>(m.x);
     const auto* a = static_cast<const Raw*>(m.act);
@@ -103,7 +113,7 @@ struct CastTile {
 
   // Writes the tile's codes (and per-token scale_inv entries it owns). Vector path only.
   __device__ static void store(const TileMatrix& m, const TileScales& s, int64_t tr, int64_t tc, const Loaded& L, Smem& sm) {
-    const int rg = threadIdx.x % kRowGroups, cv = threadIdx.x / kRowGroups;
+    const int rg = row_group(), cv = col_vec();
     const int64_t r0 = tr * kRows + rg * kRowsPerThread, c0 = tc * kCols + cv * V;
     const bool col_ok = c0 < m.cols;
     if (m.row_codes != nullptr && col_ok) {
@@ -135,16 +145,17 @@ struct CastTile {
       for (int w = 0; w < kRowsPerThread / 4; ++w) {
         const uint32_t lo = fp8x2<kE4M3>(num::mul_rn(value(L, 4 * w, e), sc), num::mul_rn(value(L, 4 * w + 1, e), sc));
         const uint32_t hi = fp8x2<kE4M3>(num::mul_rn(value(L, 4 * w + 2, e), sc), num::mul_rn(value(L, 4 * w + 3, e), sc));
-        sm.t[cv * V + e][rg * (kRowsPerThread / 4) + w] = lo | (hi << 16);
+        const int word = rg * (kRowsPerThread / 4) + w;
+        sm.t[cv * V + e][swizzle(cv * V + e, word / 4) * 4 + word % 4] = lo | (hi << 16);
       }
     }
     __syncthreads();
-    constexpr int kChunks = kRows / 16;  // 16-byte chunks per transposed row
     for (int i = threadIdx.x; i < kCols * kChunks; i += kThreads) {
       const int tcol = i / kChunks, q = i % kChunks;
       const int64_t c = tc * kCols + tcol, r = tr * kRows + q * 16;
       if (c < m.cols && r < m.rows)  // rows % 16 == 0 here: a chunk is all in or all out
-        *reinterpret_cast<uint4*>(m.col_codes + c * m.rows + r) = *reinterpret_cast<const uint4*>(&sm.t[tcol][q * 4]);
+        *reinterpret_cast<uint4*>(m.col_codes + c * m.rows + r) =
+            *reinterpret_cast<const uint4*>(&sm.t[tcol][swizzle(tcol, q) * 4]);
     }
     __syncthreads();  // the next tile reuses sm.t
   }
