@@ -60,6 +60,29 @@ __device__ __forceinline__ void load_vec(const typename T::Raw* p, float (&v)[kV
   for (int i = 0; i < kVec<T>; ++i) v[i] = to_f32<T>(b.r[i]);
 }
 
+// Amax of raw 16-byte vectors without widening: |x| as sign-cleared bits orders like |x| for
+// bf16, fp16 and fp32 alike (NaNs above inf), so 16-bit lanes fold with one SIMD max per word.
+// The packed accumulator widens to fp32 amax bits once, at the end (the widenings are monotonic,
+// so the result equals folding the widened values).
+template <typename T>
+__device__ __forceinline__ uint32_t fold_raw(uint32_t acc, uint32_t word) {
+  if constexpr (sizeof(typename T::Raw) == 2) return __vmaxu2(acc, word & 0x7FFF7FFFu);
+  else return max(acc, word & 0x7FFFFFFFu);
+}
+template <typename T>
+__device__ __forceinline__ uint32_t fold_raw(uint32_t acc, const uint4& v) {
+  return fold_raw<T>(fold_raw<T>(fold_raw<T>(fold_raw<T>(acc, v.x), v.y), v.z), v.w);
+}
+template <typename T>
+__device__ __forceinline__ uint32_t widen_folded(uint32_t acc) {
+  if constexpr (sizeof(typename T::Raw) == 2) {
+    const uint16_t h = static_cast<uint16_t>(max(acc & 0xFFFFu, acc >> 16));
+    return num::bits_of(to_f32<T>(h));
+  } else {
+    return acc;
+  }
+}
+
 // Folds |x| into an amax held as bits (see num::amax_bits_fold).
 __device__ __forceinline__ uint32_t fold(uint32_t acc, float x) { return num::amax_bits_fold(acc, x); }
 

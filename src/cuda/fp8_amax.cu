@@ -68,43 +68,58 @@ __global__ void __launch_bounds__(kThreads)
   int64_t c[kLaneVecs];
 #pragma unroll
   for (int k = 0; k < kLaneVecs; ++k) c[k] = strip * kStrip + (k * 32 + lane) * V;
-  uint32_t cacc[kLaneVecs][V];
+  constexpr int kAccWords = kVectorized ? 4 : 1;  // column accumulators per vector (fold_raw words)
+  uint32_t cacc[kLaneVecs][kAccWords];
 #pragma unroll
   for (int k = 0; k < kLaneVecs; ++k)
 #pragma unroll
-    for (int e = 0; e < V; ++e) cacc[k][e] = 0;
+    for (int q = 0; q < kAccWords; ++q) cacc[k][q] = 0;
 
   for (int64_t r0 = r_begin + warp * kRowsPerIter; r0 < r_end; r0 += kWarps * kRowsPerIter) {
-    float v[kRowsPerIter][kLaneVecs][V];
+    if constexpr (kVectorized) {
+      // Raw 16-byte vectors folded without widening (fold_raw); 16-bit types keep two columns
+      // per accumulator word.
+      uint4 raw[kRowsPerIter][kLaneVecs];
 #pragma unroll
-    for (int j = 0; j < kRowsPerIter; ++j)
+      for (int j = 0; j < kRowsPerIter; ++j)
 #pragma unroll
-      for (int k = 0; k < kLaneVecs; ++k) {
-        const int64_t r = r0 + j;
-        if (c[k] < cols && r < r_end) {
-          if constexpr (kVectorized) {
-            load_vec<T>(x + r * cols + c[k], v[j][k]);
-          } else {
-            v[j][k][0] = to_f32<T>(x[r * cols + c[k]]);
-          }
-        } else {
+        for (int k = 0; k < kLaneVecs; ++k)
+          raw[j][k] = (c[k] < cols && r0 + j < r_end) ? __ldg(reinterpret_cast<const uint4*>(x + (r0 + j) * cols + c[k]))
+                                                      : make_uint4(0, 0, 0, 0);
 #pragma unroll
-          for (int e = 0; e < V; ++e) v[j][k][e] = 0.0f;
+      for (int j = 0; j < kRowsPerIter; ++j) {
+        uint32_t racc = 0;
+#pragma unroll
+        for (int k = 0; k < kLaneVecs; ++k) {
+          racc = fold_raw<T>(racc, raw[j][k]);
+          const uint32_t w[4] = {raw[j][k].x, raw[j][k].y, raw[j][k].z, raw[j][k].w};
+#pragma unroll
+          for (int q = 0; q < 4; ++q) cacc[k][q] = fold_raw<T>(cacc[k][q], w[q]);
+        }
+        if (row_amax != nullptr) {
+          racc = warp_max(widen_folded<T>(racc));
+          if (lane == 0 && r0 + j < r_end) atomic_fold(row_amax + r0 + j, racc);
         }
       }
+    } else {
+      float v[kRowsPerIter][kLaneVecs];
 #pragma unroll
-    for (int j = 0; j < kRowsPerIter; ++j) {
-      uint32_t racc = 0;
+      for (int j = 0; j < kRowsPerIter; ++j)
 #pragma unroll
-      for (int k = 0; k < kLaneVecs; ++k)
+        for (int k = 0; k < kLaneVecs; ++k)
+          v[j][k] = (c[k] < cols && r0 + j < r_end) ? to_f32<T>(x[(r0 + j) * cols + c[k]]) : 0.0f;
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
-          racc = fold(racc, v[j][k][e]);
-          cacc[k][e] = fold(cacc[k][e], v[j][k][e]);
+      for (int j = 0; j < kRowsPerIter; ++j) {
+        uint32_t racc = 0;
+#pragma unroll
+        for (int k = 0; k < kLaneVecs; ++k) {
+          racc = fold(racc, v[j][k]);
+          cacc[k][0] = fold(cacc[k][0], v[j][k]);
         }
-      if (row_amax != nullptr) {
-        racc = warp_max(racc);
-        if (lane == 0 && r0 + j < r_end) atomic_fold(row_amax + r0 + j, racc);
+        if (row_amax != nullptr) {
+          racc = warp_max(racc);
+          if (lane == 0 && r0 + j < r_end) atomic_fold(row_amax + r0 + j, racc);
+        }
       }
     }
   }
@@ -112,7 +127,15 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int k = 0; k < kLaneVecs; ++k)
 #pragma unroll
-    for (int e = 0; e < V; ++e) col_partial[warp][(k * 32 + lane) * V + e] = cacc[k][e];
+    for (int e = 0; e < V; ++e) {
+      uint32_t bits = cacc[k][0];
+      if constexpr (kVectorized) {
+        constexpr int kPerWord = V / 4;  // columns per accumulator word: 2 (16-bit types) or 1
+        const uint32_t w = cacc[k][e / kPerWord];
+        bits = widen_folded<T>(kPerWord == 2 ? ((w >> (16 * (e % 2))) & 0xFFFFu) : w);
+      }
+      col_partial[warp][(k * 32 + lane) * V + e] = bits;
+    }
   __syncthreads();
   for (int i = threadIdx.x; i < kStrip; i += kThreads) {
     uint32_t m = 0;

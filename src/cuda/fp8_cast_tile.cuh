@@ -104,11 +104,17 @@ struct CastTile {
   // amax bits of the loaded tile (zeros stand in for out-of-range elements).
   __device__ static uint32_t amax_of(const Loaded& L) {
     uint32_t acc = 0;
+    if constexpr (kHasAct) {
 #pragma unroll
-    for (int j = 0; j < kRowsPerThread; ++j)
+      for (int j = 0; j < kRowsPerThread; ++j)
 #pragma unroll
-      for (int e = 0; e < V; ++e) acc = fold(acc, value(L, j, e));
-    return acc;
+        for (int e = 0; e < V; ++e) acc = fold(acc, value(L, j, e));
+      return acc;
+    } else {
+#pragma unroll
+      for (int j = 0; j < kRowsPerThread; ++j) acc = fold_raw<T>(acc, L.x[j]);
+      return widen_folded<T>(acc);
+    }
   }
 
   // Writes the tile's codes (and per-token scale_inv entries it owns). Vector path only.
