@@ -20,4 +20,8 @@ lowp_status fp8_dequantize(const Fp8DequantizeArgs&, void*) { return not_built()
 lowp_status amax(const DenseView&, float*, void*) { return not_built(); }
 lowp_status amax_per_token(const DenseView&, float*, float*, void*) { return not_built(); }
 lowp_status fp8_delayed_update(const DelayedUpdateArgs&, void*) { return not_built(); }
+lowp_status grouped_fp8_quantize(const GroupedFp8Args&, void*) { return not_built(); }
+lowp_status grouped_amax(const GroupedFp8Args&, void*) { return not_built(); }
+lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs&, void*) { return not_built(); }
+lowp_status grouped_layout_error(const void*, int64_t*, void*) { return not_built(); }
 }  // namespace lowp::cuda

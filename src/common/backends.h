@@ -2,6 +2,7 @@
 // `stream` and return LOWP_ERROR_CUDA (with the message set) if a launch fails.
 #pragma once
 #include "fp8_args.h"
+#include "grouped_args.h"
 
 namespace lowp::cpu {
 lowp_status fp8_quantize(const Fp8QuantizeArgs& a);
@@ -9,6 +10,9 @@ lowp_status fp8_dequantize(const Fp8DequantizeArgs& a);
 lowp_status amax(const DenseView& x, float* amax);
 lowp_status amax_per_token(const DenseView& x, float* row_amax, float* col_amax);
 lowp_status fp8_delayed_update(const DelayedUpdateArgs& a);
+lowp_status grouped_fp8_quantize(const GroupedFp8Args& a);
+lowp_status grouped_amax(const GroupedFp8Args& a);  // uses x, layout, amax, amax_stride
+lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs& a);
 }  // namespace lowp::cpu
 
 namespace lowp::cuda {
@@ -18,4 +22,8 @@ lowp_status fp8_dequantize(const Fp8DequantizeArgs& a, void* stream);
 lowp_status amax(const DenseView& x, float* amax, void* stream);
 lowp_status amax_per_token(const DenseView& x, float* row_amax, float* col_amax, void* stream);
 lowp_status fp8_delayed_update(const DelayedUpdateArgs& a, void* stream);
+lowp_status grouped_fp8_quantize(const GroupedFp8Args& a, void* stream);
+lowp_status grouped_amax(const GroupedFp8Args& a, void* stream);
+lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs& a, void* stream);
+lowp_status grouped_layout_error(const void* workspace, int64_t* bad_plus_one, void* stream);
 }  // namespace lowp::cuda

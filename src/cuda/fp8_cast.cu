@@ -10,7 +10,7 @@
 namespace lowp::cuda {
 namespace {
 
-constexpr int64_t kTileRows = 128, kTileCols = 64;
+constexpr int64_t kTileRows = kCastTileRows, kTileCols = kCastTileCols;
 
 // One matrix, tiles numbered row-major over the tile grid.
 struct SingleSource {
@@ -21,7 +21,6 @@ struct SingleSource {
   float* amax;            // DELAYED: fold; CURRENT: the amax pass result
   float* scale_out;       // CURRENT
   float* scale_inv_out;   // per-tensor
-  bool vec;
   int64_t col_tiles, n_tiles;
   bool amax_pass;  // this launch is the amax pass of CURRENT scaling
 
@@ -35,7 +34,6 @@ struct SingleSource {
     j.tr = tile / col_tiles;
     j.tc = tile % col_tiles;
     j.matrix = 0;
-    j.vec = vec;
     j.amax_out = (amax_pass || scaling == LOWP_SCALING_DELAYED) ? amax : nullptr;
     j.owner = tile == 0;
     j.scale_out = scaling == LOWP_SCALING_CURRENT ? scale_out : nullptr;
@@ -46,7 +44,6 @@ struct SingleSource {
 
 template <typename T, bool kE4M3, int kAct>
 lowp_status run(const Fp8QuantizeArgs& a, cudaStream_t st) {
-  using CT = CastTile<T, kE4M3, kAct>;
   SingleSource src{};
   src.m = {a.x.data, a.act_input, a.x.rows, a.x.cols, a.row_codes, a.col_codes};
   src.s = {0.0f, nullptr, nullptr, a.row_scale_inv, a.col_scale_inv, fp8_max_of(a.out_dtype), a.amax_epsilon, a.power_of_two_scale};
@@ -59,7 +56,6 @@ lowp_status run(const Fp8QuantizeArgs& a, cudaStream_t st) {
   src.amax = a.amax;
   src.scale_out = a.scale;
   src.scale_inv_out = a.scale_inv;
-  src.vec = CT::vector_ok(src.m);
   src.col_tiles = (a.x.cols + kTileCols - 1) / kTileCols;
   src.n_tiles = ((a.x.rows + kTileRows - 1) / kTileRows) * src.col_tiles;
   if (a.scaling == LOWP_SCALING_CURRENT) {

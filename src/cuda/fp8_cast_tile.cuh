@@ -16,6 +16,9 @@
 
 namespace lowp::cuda {
 
+// Every FP8 cast tile is kCastTileRows x kCastTileCols, whatever the input type.
+constexpr int64_t kCastTileRows = 128, kCastTileCols = 64;
+
 enum Act : int { kActNone = -1, kActGelu = LOWP_ACTIVATION_GELU_TANH, kActSilu = LOWP_ACTIVATION_SILU, kActRelu = LOWP_ACTIVATION_RELU };
 
 template <int kAct>
@@ -51,7 +54,7 @@ struct CastTile {
   using Raw = typename T::Raw;
   static constexpr int V = kVec<T>;
   static constexpr int kRowsPerThread = 8;
-  static constexpr int kRows = 128, kCols = 64;
+  static constexpr int kRows = kCastTileRows, kCols = kCastTileCols;
   static constexpr int kRowGroups = kRows / kRowsPerThread;  // 16
   static constexpr int kColVecs = kCols / V;
   static constexpr int kThreads = kRowGroups * kColVecs;

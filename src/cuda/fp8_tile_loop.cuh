@@ -17,7 +17,6 @@ struct TileJob {
   TileScales s;
   int64_t tr, tc;
   int64_t matrix;   // index of the tensor / group member (changes trigger an amax flush)
-  bool vec;         // vector path
   float* amax_out;  // delayed: fold target; amax pass: result; else null
   bool owner;       // tile (0, 0): writes the matrix's scalar outputs below
   float* scale_out;      // current scaling: the derived scale
@@ -47,7 +46,8 @@ __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlock
   typename CT::Loaded cur;
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const TileJob job = src.job(tile);
-    if (job.vec) CT::load(job.m, job.tr, job.tc, cur);
+    const bool vec = CT::vector_ok(job.m);  // per matrix: group members differ
+    if (vec) CT::load(job.m, job.tr, job.tc, cur);
     const bool folds = job.amax_out != nullptr;  // uniform across the block
     if (job.matrix != acc_matrix) {
       if (acc_target != nullptr) flush();
@@ -59,14 +59,14 @@ __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlock
         if (job.scale_out) *job.scale_out = job.s.tensor_scale;
         if (job.scale_inv_out) *job.scale_inv_out = num::reciprocal_rn(job.s.tensor_scale);
       }
-      if (job.vec) {
+      if (vec) {
         if (folds) acc = max(acc, CT::amax_of(cur));
         CT::store(job.m, job.s, job.tr, job.tc, cur, sm);
       } else {
         acc = max(acc, CT::scalar(job.m, job.s, job.tr, job.tc, false));
       }
     } else {
-      acc = max(acc, job.vec ? CT::amax_of(cur) : CT::scalar(job.m, job.s, job.tr, job.tc, true));
+      acc = max(acc, vec ? CT::amax_of(cur) : CT::scalar(job.m, job.s, job.tr, job.tc, true));
     }
   }
   if (acc_target != nullptr) flush();
