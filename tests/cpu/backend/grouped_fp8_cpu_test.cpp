@@ -187,10 +187,12 @@ int64_t expect_members_match(const Layout& L, const GroupOut& g, const std::vect
       const Single w = single_quantize(x + L.off[t] * es, act_in ? act_in + L.off[t] * es : nullptr, act, in,
                                        L.first[t], L.last[t], q.dtype, q.scaling, want_row, want_col,
                                        scale0[t], amax0[t], cfg);
-      if (want_row)
+      if (want_row) {
         EXPECT_TRUE(bytes_equal(g.row.data() + L.off[t], w.row.data(), L.first[t], L.last[t], 1, "rowwise"));
-      if (want_col)
+      }
+      if (want_col) {
         EXPECT_TRUE(bytes_equal(g.col.data() + L.off[t], w.col.data(), L.last[t], L.first[t], 1, "columnwise"));
+      }
       EXPECT_BITS(s_got, w.scale);
       EXPECT_BITS(si_got, w.scale_inv);
       EXPECT_BITS(a_got, w.amax);
@@ -198,16 +200,17 @@ int64_t expect_members_match(const Layout& L, const GroupOut& g, const std::vect
     ++checked;
     if (::testing::Test::HasFailure()) return checked;  // first bad member is enough
   }
-  if (want_row) EXPECT_TRUE(gaps_untouched(L, g.row, "rowwise codes"));
-  if (want_col) EXPECT_TRUE(gaps_untouched(L, g.col, "columnwise codes"));
-  if (!want_row) EXPECT_TRUE(untouched(g.row.data(), g.row.size(), "unrequested rowwise"));
-  if (!want_col) EXPECT_TRUE(untouched(g.col.data(), g.col.size(), "unrequested columnwise"));
+  EXPECT_TRUE(want_row ? gaps_untouched(L, g.row, "rowwise codes")
+                       : untouched(g.row.data(), g.row.size(), "unrequested rowwise"));
+  EXPECT_TRUE(want_col ? gaps_untouched(L, g.col, "columnwise codes")
+                       : untouched(g.col.data(), g.col.size(), "unrequested columnwise"));
   EXPECT_TRUE(untouched(g.scale.data() + L.n(), kSpare * 4, "scale past N"));
   EXPECT_TRUE(untouched(g.scale_inv.data() + L.n(), kSpare * 4, "scale_inv past N"));
   for (size_t i = 0; i < g.amax.size(); ++i) {  // only amax[t * stride] may change
     const int64_t j = static_cast<int64_t>(i);
-    if (!(j % stride == 0 && j / stride < L.n()))
+    if (!(j % stride == 0 && j / stride < L.n())) {
       EXPECT_TRUE(bits_eq(g.amax[i], amax_all0[i])) << "amax entry " << i << " (not a member's slot) changed";
+    }
   }
   return checked;
 }
@@ -499,7 +502,9 @@ TEST(GroupedFp8Cpu, DequantizeEqualsDequantizePerMember) {
             ++checked;
           }
           for (int64_t i = 0; i < L.total; ++i)
-            if (!cov[i]) ASSERT_TRUE(untouched(got.data() + i * es, es, "out gap")) << "element " << i;
+            if (!cov[i]) {
+              ASSERT_TRUE(untouched(got.data() + i * es, es, "out gap")) << "element " << i;
+            }
           EXPECT_TRUE(untouched(got.data() + L.total * es, kSpare * es, "out past total"));
         }
   std::cout << "[ grouped ] dequantize: " << checked << " members\n";

@@ -1,0 +1,238 @@
+// SPEC §9 for the grouped FP8 entry points: each case starts from a call that succeeds, breaks
+// one thing, and checks the status, that the message names the argument, and that no output
+// byte (codes, scale, scale_inv, amax, dequantized data, workspace, out-params) changed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/compare.h"
+#include "lowp/lowp.h"
+
+using namespace lowp_test;
+
+namespace {
+
+constexpr int64_t kN = 3, kTotal = 20;  // members 2x4 at 0, 0x5 at 8, 3x3 at 10
+
+struct Env {
+  // Poisoned data region: must be byte-identical after every rejected call.
+  alignas(16) float x[32], act[32], out[32];
+  alignas(16) uint8_t row[32], col[32];
+  alignas(16) float scale[kN + 1], scale_inv[kN + 1], amax[4 * kN];
+  alignas(16) uint64_t ws[64];
+  size_t ws_bytes;
+  int64_t bad;
+  // Arguments, set per case.
+  alignas(16) int64_t first[kN], last[kN], off[kN + 1];
+  lowp_grouped_tensor g{}, og{};
+  lowp_grouped_quantized_tensor q{};
+  lowp_quant_config cfg{};
+
+  void valid(lowp_scaling s = LOWP_SCALING_CURRENT) {
+    const int64_t f[kN] = {2, 0, 3}, l[kN] = {4, 5, 3}, o[kN] = {0, 8, 10};
+    std::memcpy(first, f, sizeof f);
+    std::memcpy(last, l, sizeof l);
+    std::memcpy(off, o, sizeof o);
+    g = {x, LOWP_DTYPE_FLOAT32, kN, kTotal, first, last, off};
+    og = {out, LOWP_DTYPE_FLOAT32, kN, kTotal, first, last, off};
+    q = {LOWP_DTYPE_E4M3, s, kN, row, col, scale, scale_inv, amax, 1};
+    lowp_quant_config_default(&cfg);
+  }
+  lowp_status quantize() { return lowp_grouped_quantize(&g, &q, &cfg, ws, sizeof ws, nullptr); }
+  lowp_status dact(lowp_activation a = LOWP_ACTIVATION_GELU_TANH) {
+    return lowp_grouped_quantize_dact(&g, act, a, &q, &cfg, ws, sizeof ws, nullptr);
+  }
+  lowp_status amax_(int64_t stride = 1) { return lowp_grouped_amax(&g, amax, stride, ws, sizeof ws, nullptr); }
+  lowp_status dequant(lowp_orientation w = LOWP_ROWWISE) {
+    return lowp_grouped_dequantize(&q, w, &og, ws, sizeof ws, nullptr);
+  }
+};
+constexpr size_t kDataBytes = offsetof(Env, first);
+
+template <typename T>
+T* off_by(T* p, int bytes) {  // misaligned by `bytes`
+  return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + bytes);
+}
+
+struct Case {
+  const char* name;
+  lowp_status want;
+  const char* mentions;  // substring the message must contain
+  std::function<lowp_status(Env&)> call;
+};
+
+const lowp_status kInv = LOWP_ERROR_INVALID_ARGUMENT, kUns = LOWP_ERROR_UNSUPPORTED;
+
+const std::vector<std::pair<const char*, std::function<lowp_status(Env&)>>> kBaselines = {
+    {"quantize current", [](Env& e) { e.valid(); return e.quantize(); }},
+    {"quantize delayed", [](Env& e) { e.valid(LOWP_SCALING_DELAYED); return e.quantize(); }},
+    {"quantize bf16 rowwise only", [](Env& e) { e.valid(); e.g.dtype = LOWP_DTYPE_BFLOAT16; e.q.columnwise_data = nullptr; return e.quantize(); }},
+    {"dact", [](Env& e) { e.valid(); return e.dact(); }},
+    {"amax", [](Env& e) { e.valid(); return e.amax_(); }},
+    {"amax stride 4", [](Env& e) { e.valid(); return e.amax_(4); }},
+    {"dequantize row", [](Env& e) { e.valid(); return e.dequant(); }},
+    {"dequantize col", [](Env& e) { e.valid(); return e.dequant(LOWP_COLUMNWISE); }},
+    {"no workspace on host", [](Env& e) { e.valid(); return lowp_grouped_quantize(&e.g, &e.q, nullptr, nullptr, 0, nullptr); }},
+    {"workspace size", [](Env& e) { return lowp_grouped_workspace_size(kN, &e.ws_bytes); }},
+};
+
+#define Q(body) [](Env& e) { e.valid(); body; return e.quantize(); }
+#define QD(body) [](Env& e) { e.valid(LOWP_SCALING_DELAYED); body; return e.quantize(); }
+#define DA(body, ...) [](Env& e) { e.valid(); body; return e.dact(__VA_ARGS__); }
+#define AM(body, ...) [](Env& e) { e.valid(); body; return e.amax_(__VA_ARGS__); }
+#define DQ(body, ...) [](Env& e) { e.valid(); body; return e.dequant(__VA_ARGS__); }
+
+const std::vector<Case> kCases = {
+    // lowp_grouped_quantize: the group
+    {"quantize N = 0", kInv, "num_tensors", Q(e.g.num_tensors = 0; e.q.num_tensors = 0)},
+    {"quantize N = -1", kInv, "num_tensors", Q(e.g.num_tensors = -1; e.q.num_tensors = -1)},
+    {"quantize x NULL", kInv, "x", [](Env& e) { e.valid(); return lowp_grouped_quantize(nullptr, &e.q, &e.cfg, nullptr, 0, nullptr); }},
+    {"quantize x->data NULL", kInv, "x", Q(e.g.data = nullptr)},
+    {"quantize x->data misaligned", kInv, "x", Q(e.g.data = off_by(e.x, 2))},
+    {"quantize first_dims NULL", kInv, "first_dims", Q(e.g.first_dims = nullptr)},
+    {"quantize last_dims NULL", kInv, "last_dims", Q(e.g.last_dims = nullptr)},
+    {"quantize offsets NULL", kInv, "offsets", Q(e.g.offsets = nullptr)},
+    {"quantize offsets misaligned", kInv, "offsets", Q(e.g.offsets = off_by(e.off, 4))},
+    {"quantize negative first dim", kInv, "x member 1", Q(e.first[1] = -1)},
+    {"quantize negative last dim", kInv, "x member 2", Q(e.last[2] = -3)},
+    {"quantize negative offset", kInv, "x member 0", Q(e.off[0] = -1)},
+    {"quantize overlap (offset inside previous member)", kInv, "x member 2", Q(e.off[2] = 7)},
+    {"quantize empty member inside previous member", kInv, "x member 1", Q(e.off[1] = 7)},
+    {"quantize members out of order", kInv, "x member 2", Q(e.off[0] = 10; e.off[1] = 18; e.off[2] = 0)},
+    {"quantize member past total_elements", kInv, "total_elements", Q(e.g.total_elements = 18)},
+    {"quantize empty member offset beyond total", kInv, "total_elements", Q(e.off[1] = 25)},
+    {"quantize dims overflow int64", kInv, "total_elements", Q(e.first[2] = int64_t{1} << 40; e.last[2] = int64_t{1} << 40)},
+    {"quantize total_elements -1", kInv, "total_elements", Q(e.g.total_elements = -1)},
+    {"quantize total_elements 2^57", kInv, "total_elements", Q(e.g.total_elements = int64_t{1} << 57)},
+    {"quantize x dtype E4M3", kInv, "x", Q(e.g.dtype = LOWP_DTYPE_E4M3)},
+    {"quantize x dtype 99", kInv, "x", Q(e.g.dtype = static_cast<lowp_dtype>(99))},
+    // the outputs
+    {"quantize q NULL", kInv, "q", [](Env& e) { e.valid(); return lowp_grouped_quantize(&e.g, nullptr, &e.cfg, nullptr, 0, nullptr); }},
+    {"quantize q->num_tensors 2 vs 3", kInv, "q->num_tensors", Q(e.q.num_tensors = 2)},
+    {"quantize q->num_tensors 4 vs 3", kInv, "q->num_tensors", Q(e.q.num_tensors = 4)},
+    {"quantize q->dtype FLOAT32", kInv, "q->dtype", Q(e.q.dtype = LOWP_DTYPE_FLOAT32)},
+    {"quantize q->dtype E2M1", kInv, "q->dtype", Q(e.q.dtype = LOWP_DTYPE_E2M1)},
+    {"quantize PER_TOKEN", kUns, "PER_TOKEN", Q(e.q.scaling = LOWP_SCALING_PER_TOKEN)},
+    {"quantize NVFP4 scaling", kInv, "q->scaling", Q(e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
+    {"quantize neither orientation", kInv, "rowwise_data", Q(e.q.rowwise_data = nullptr; e.q.columnwise_data = nullptr)},
+    {"quantize amax_stride -1", kInv, "amax_stride", Q(e.q.amax_stride = -1)},
+    {"quantize scale NULL", kInv, "q->scale", Q(e.q.scale = nullptr)},
+    {"quantize delayed scale NULL", kInv, "q->scale", QD(e.q.scale = nullptr)},
+    {"quantize scale_inv NULL", kInv, "q->scale_inv", Q(e.q.scale_inv = nullptr)},
+    {"quantize amax NULL", kInv, "q->amax", QD(e.q.amax = nullptr)},
+    {"quantize amax misaligned", kInv, "q->amax", Q(e.q.amax = off_by(e.amax, 2))},
+    // cfg
+    {"quantize cfg rht", kInv, "rht", Q(e.cfg.rht = 1)},
+    {"quantize cfg stochastic_rounding", kInv, "stochastic_rounding", Q(e.cfg.stochastic_rounding = 1)},
+    {"quantize cfg block_2d", kInv, "block_2d", Q(e.cfg.block_2d = 1)},
+    {"quantize cfg amax_estimation", kInv, "amax_estimation", Q(e.cfg.amax_estimation = 1)},
+    {"quantize cfg amax_epsilon -1", kInv, "amax_epsilon", Q(e.cfg.amax_epsilon = -1.0f)},
+    {"quantize cfg amax_epsilon NaN", kInv, "amax_epsilon", Q(e.cfg.amax_epsilon = std::nanf(""))},
+    // lowp_grouped_quantize_dact
+    {"dact act_input NULL", kInv, "act_input", [](Env& e) {
+       e.valid();
+       return lowp_grouped_quantize_dact(&e.g, nullptr, LOWP_ACTIVATION_SILU, &e.q, &e.cfg, nullptr, 0, nullptr); }},
+    {"dact act 7", kInv, "act", DA((void)0, static_cast<lowp_activation>(7))},
+    {"dact act -1", kInv, "act", DA((void)0, static_cast<lowp_activation>(-1))},
+    {"dact act_input misaligned", kInv, "act_input", [](Env& e) {
+       e.valid();
+       return lowp_grouped_quantize_dact(&e.g, off_by(e.act, 2), LOWP_ACTIVATION_RELU, &e.q, &e.cfg, nullptr, 0, nullptr); }},
+    {"dact grad N = 0", kInv, "num_tensors", DA(e.g.num_tensors = 0; e.q.num_tensors = 0)},
+    {"dact grad overlap", kInv, "grad member 2", DA(e.off[2] = 3)},
+    {"dact PER_TOKEN", kUns, "PER_TOKEN", DA(e.q.scaling = LOWP_SCALING_PER_TOKEN)},
+    {"dact q->num_tensors mismatch", kInv, "q->num_tensors", DA(e.q.num_tensors = 1)},
+    {"dact cfg rht", kInv, "rht", DA(e.cfg.rht = 1)},
+    // lowp_grouped_amax
+    {"amax x NULL", kInv, "x", [](Env& e) { e.valid(); return lowp_grouped_amax(nullptr, e.amax, 1, nullptr, 0, nullptr); }},
+    {"amax out NULL", kInv, "amax", [](Env& e) { e.valid(); return lowp_grouped_amax(&e.g, nullptr, 1, nullptr, 0, nullptr); }},
+    {"amax out misaligned", kInv, "amax", [](Env& e) { e.valid(); return lowp_grouped_amax(&e.g, off_by(e.amax, 1), 1, nullptr, 0, nullptr); }},
+    {"amax stride -2", kInv, "amax_stride", AM((void)0, -2)},
+    {"amax N = 0", kInv, "num_tensors", AM(e.g.num_tensors = 0)},
+    {"amax overlap", kInv, "x member 2", AM(e.off[2] = 5)},
+    {"amax x dtype E5M2", kInv, "x", AM(e.g.dtype = LOWP_DTYPE_E5M2)},
+    // lowp_grouped_dequantize
+    {"dequantize q NULL", kInv, "q", [](Env& e) { e.valid(); return lowp_grouped_dequantize(nullptr, LOWP_ROWWISE, &e.og, nullptr, 0, nullptr); }},
+    {"dequantize out NULL", kInv, "out", [](Env& e) { e.valid(); return lowp_grouped_dequantize(&e.q, LOWP_ROWWISE, nullptr, nullptr, 0, nullptr); }},
+    {"dequantize num_tensors mismatch", kInv, "q->num_tensors", DQ(e.q.num_tensors = 2)},
+    {"dequantize rowwise_data NULL", kInv, "q->rowwise_data", DQ(e.q.rowwise_data = nullptr)},
+    {"dequantize columnwise_data NULL", kInv, "q->columnwise_data", DQ(e.q.columnwise_data = nullptr, LOWP_COLUMNWISE)},
+    {"dequantize which 2", kInv, "which", DQ((void)0, static_cast<lowp_orientation>(2))},
+    {"dequantize q->dtype BFLOAT16", kInv, "q->dtype", DQ(e.q.dtype = LOWP_DTYPE_BFLOAT16)},
+    {"dequantize scale_inv NULL", kInv, "q->scale_inv", DQ(e.q.scale_inv = nullptr)},
+    {"dequantize out dtype E4M3", kInv, "out", DQ(e.og.dtype = LOWP_DTYPE_E4M3)},
+    {"dequantize out overlap", kInv, "out member 2", DQ(e.off[2] = 6)},
+    {"dequantize out N = 0", kInv, "num_tensors", DQ(e.og.num_tensors = 0; e.q.num_tensors = 0)},
+    {"dequantize out->data NULL", kInv, "out", DQ(e.og.data = nullptr)},
+    // lowp_grouped_workspace_size, lowp_grouped_layout_error
+    {"workspace_size 0", kInv, "num_tensors", [](Env& e) { return lowp_grouped_workspace_size(0, &e.ws_bytes); }},
+    {"workspace_size -5", kInv, "num_tensors", [](Env& e) { return lowp_grouped_workspace_size(-5, &e.ws_bytes); }},
+    {"workspace_size NULL out", kInv, "bytes", [](Env&) { return lowp_grouped_workspace_size(kN, nullptr); }},
+    {"layout_error workspace NULL", kInv, "workspace", [](Env& e) { return lowp_grouped_layout_error(nullptr, &e.bad, nullptr); }},
+    {"layout_error out NULL", kInv, "bad_member_plus_one", [](Env& e) { return lowp_grouped_layout_error(e.ws, nullptr, nullptr); }},
+};
+
+}  // namespace
+
+TEST(GroupedApiErrors, BaselinesSucceed) {
+  for (const auto& [name, call] : kBaselines) {
+    auto env = std::make_unique<Env>();
+    poison(env.get(), sizeof(Env));  // poisoned inputs are valid values
+    EXPECT_EQ(call(*env), LOWP_SUCCESS) << name << ": " << lowp_get_last_error();
+    EXPECT_STREQ(lowp_get_last_error(), "") << name;
+  }
+}
+
+TEST(GroupedApiErrors, EveryCaseRejectedWithoutWriting) {
+  int tried = 0;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    auto env = std::make_unique<Env>();
+    poison(env.get(), sizeof(Env));
+    const lowp_status got = c.call(*env);
+    ++tried;
+    EXPECT_EQ(got, c.want) << "got " << lowp_status_name(got) << ": " << lowp_get_last_error();
+    const std::string msg = lowp_get_last_error();
+    EXPECT_FALSE(msg.empty());
+    EXPECT_NE(msg.find(c.mentions), std::string::npos) << "message \"" << msg << "\" does not name \"" << c.mentions << "\"";
+    EXPECT_TRUE(untouched(env.get(), kDataBytes, "data region"));
+  }
+  std::cout << "[ grouped api errors ] " << tried << " error cases tried\n";
+  EXPECT_GE(tried, 20);
+  EXPECT_EQ(tried, static_cast<int>(kCases.size()));
+}
+
+// An error in one member's layout leaves earlier (valid) members unwritten too.
+TEST(GroupedApiErrors, BadLastMemberWritesNoEarlierMember) {
+  auto env = std::make_unique<Env>();
+  poison(env.get(), sizeof(Env));
+  env->valid(LOWP_SCALING_DELAYED);
+  env->last[2] = -1;  // members 0 and 1 are fine
+  EXPECT_EQ(env->quantize(), kInv);
+  EXPECT_TRUE(untouched(env.get(), kDataBytes, "data region"));
+}
+
+TEST(GroupedApiErrors, LayoutErrorOnHostWorkspaceIsZero) {
+  auto env = std::make_unique<Env>();
+  poison(env.get(), sizeof(Env));
+  env->valid();
+  ASSERT_EQ(env->quantize(), LOWP_SUCCESS) << lowp_get_last_error();
+  env->bad = -1;
+  ASSERT_EQ(lowp_grouped_layout_error(env->ws, &env->bad, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
+  EXPECT_EQ(env->bad, 0);
+}
+
+TEST(GroupedApiErrors, WorkspaceSizeGrowsWithN) {
+  size_t a = 0, b = 0, c = 0;
+  ASSERT_EQ(lowp_grouped_workspace_size(1, &a), LOWP_SUCCESS);
+  ASSERT_EQ(lowp_grouped_workspace_size(64, &b), LOWP_SUCCESS);
+  ASSERT_EQ(lowp_grouped_workspace_size(65, &c), LOWP_SUCCESS);
+  EXPECT_GT(a, 0u);
+  EXPECT_GT(c, b);  // no fixed 64-member cap
+}
