@@ -32,33 +32,24 @@
 //
 // Usage: lowp_bench_fp8 [--quick] [--m M] [--k K] [--ops a,b,...] [--reps N] [--batch N]
 //                       [--json FILE]
-#include <cuda_runtime.h>
-
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
-#include <cstdarg>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <csignal>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
+#include "bench_util.h"
 #include "lowp/lowp.h"
 
 namespace {
 
+using namespace lowp_bench;
+
 // ---------------------------------------------------------------------------------------------
 // Results, and the one table printed at the end (on a fatal error too, with what was measured).
-
-struct Stats {
-  double median_ms = NAN, min_ms = NAN, max_ms = NAN;  // per call
-};
 
 struct Row {
   std::string op;
@@ -71,66 +62,16 @@ struct Row {
   int note = 0;             // index + 1 into Run::notes with the full capture error
 };
 
-struct Run {
-  std::string device;
-  int sms = 0;
-  double l2_mb = 0;
-  double copy_buffer_gb = 0;
-  double copy_gbps_start = NAN, copy_gbps_end = NAN;
-  int reps = 0, batch = 0;
+struct Run : RunInfo {
   std::vector<Row> rows;
-  std::vector<std::string> notes;     // full capture-failure messages
-  std::vector<std::string> warnings;  // sanity-check failures
-  std::string json_path;
 };
 
 Run g_run;
-
-double copy_gbps() {
-  if (std::isnan(g_run.copy_gbps_end)) return g_run.copy_gbps_start;
-  if (std::isnan(g_run.copy_gbps_start)) return g_run.copy_gbps_end;
-  return std::max(g_run.copy_gbps_start, g_run.copy_gbps_end);
-}
 
 // The time GB/s and frac are computed from: graph replay when it captured, else eager.
 double headline_ms(const Row& r, bool* from_eager) {
   *from_eager = std::isnan(r.graph.median_ms);
   return *from_eager ? r.eager.median_ms : r.graph.median_ms;
-}
-
-double gbps_of(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          o += b;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o;
-}
-
-std::string jnum(double v) {
-  if (!std::isfinite(v)) return "null";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
-std::string jstats(const Stats& s) {
-  return "{\"median_ms\": " + jnum(s.median_ms) + ", \"min_ms\": " + jnum(s.min_ms) +
-         ", \"max_ms\": " + jnum(s.max_ms) + "}";
 }
 
 void write_json(bool complete) {
@@ -141,7 +82,7 @@ void write_json(bool complete) {
                  std::strerror(errno));
     return;
   }
-  const double cbw = copy_gbps();
+  const double cbw = g_run.copy_gbps();
   std::fprintf(f, "{\n  \"bench\": \"lowp_bench_fp8\",\n  \"lowp_version\": \"%s\",\n",
                lowp_version());
   std::fprintf(f, "  \"complete\": %s,\n", complete ? "true" : "false");
@@ -187,7 +128,7 @@ void write_json(bool complete) {
 }
 
 void print_table() {
-  const double cbw = copy_gbps();
+  const double cbw = g_run.copy_gbps();
   std::printf("\n== lowp_bench_fp8 (lowp %s) on %s: %d SMs, L2 %.1f MB ==\n", lowp_version(),
               g_run.device.c_str(), g_run.sms, g_run.l2_mb);
   std::printf("copy D2D %.2f GB buffer, read+write: start %.0f GB/s, end %.0f GB/s -> %.0f GB/s\n",
@@ -219,231 +160,17 @@ void print_table() {
   std::fflush(stdout);
 }
 
-[[noreturn]] void fatal(const char* fmt, ...) {
-  char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  std::fflush(stdout);
+// What was measured so far, before a fatal error or crash ends the run (lowp_bench::g_dump).
+void dump_partial() {
   if (!g_run.rows.empty()) {
     print_table();
     write_json(false);
   }
-  std::fprintf(stderr, "lowp_bench_fp8: FATAL: %s\n", msg);
-  std::exit(1);
 }
-
-// What is running, for the crash handler: a crash (e.g. device pointers routed to the CPU
-// backend) should still say where it happened and print what was measured.
-char g_phase[256] = "start-up";
 
 void set_phase(const char* op, int64_t m, int64_t k, const char* what) {
   std::snprintf(g_phase, sizeof g_phase, "%s %lldx%lld, %s", op, static_cast<long long>(m),
                 static_cast<long long>(k), what);
-}
-
-extern "C" void on_crash(int sig) {
-  char msg[400];
-  const int n = std::snprintf(msg, sizeof msg, "\nlowp_bench_fp8: CRASH (signal %d) during %s\n",
-                              sig, g_phase);
-  if (n > 0) (void)!write(2, msg, static_cast<size_t>(std::min(n, 399)));
-  if (n > 0) (void)!write(1, msg, static_cast<size_t>(std::min(n, 399)));
-  // Best effort (not async-signal-safe): the table of what was measured so far.
-  if (!g_run.rows.empty()) {
-    print_table();
-    write_json(false);
-  }
-  _exit(128 + sig);
-}
-
-#define CUDA_CHECK(expr)                                                                      \
-  do {                                                                                        \
-    const cudaError_t e_ = (expr);                                                            \
-    if (e_ != cudaSuccess)                                                                    \
-      fatal("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #expr, cudaGetErrorName(e_),            \
-            cudaGetErrorString(e_));                                                          \
-  } while (0)
-
-#define LOWP_CHECK(expr)                                                                      \
-  do {                                                                                        \
-    const lowp_status s_ = (expr);                                                            \
-    if (s_ != LOWP_SUCCESS)                                                                   \
-      fatal("%s:%d: %s: %s: %s", __FILE__, __LINE__, #expr, lowp_status_name(s_),             \
-            lowp_get_last_error());                                                           \
-  } while (0)
-
-// ---------------------------------------------------------------------------------------------
-// Inputs: random normal-ish bf16 (Irwin-Hall of 4 uniforms, unit variance), never zeros.
-
-uint64_t splitmix64(uint64_t& s) {
-  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-uint16_t float_to_bf16_rne(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  u += 0x7FFFu + ((u >> 16) & 1u);  // finite inputs only
-  return static_cast<uint16_t>(u >> 16);
-}
-
-std::vector<uint16_t> random_bf16(size_t n, uint64_t seed) {
-  std::vector<uint16_t> h(n);
-  uint64_t s = seed;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t r = splitmix64(s);
-    const double u = static_cast<double>(r & 0xFFFF) + static_cast<double>((r >> 16) & 0xFFFF) +
-                     static_cast<double>((r >> 32) & 0xFFFF) + static_cast<double>(r >> 48);
-    // Sum of 4 U(0,1): mean 2, variance 1/3 -> scale to unit variance.
-    const double v = (u / 65536.0 - 2.0) * 1.7320508075688772;
-    float fv = static_cast<float>(v);
-    if (fv == 0.0f) fv = 0.5f;  // no exact zeros
-    h[i] = float_to_bf16_rne(fv);
-  }
-  return h;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Timing.
-
-Stats stats_of(std::vector<double> v) {
-  Stats s;
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  s.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  s.min_ms = v.front();
-  s.max_ms = v.back();
-  return s;
-}
-
-struct Events {
-  std::vector<cudaEvent_t> ev;
-  explicit Events(int n) : ev(static_cast<size_t>(n)) {
-    for (cudaEvent_t& e : ev) CUDA_CHECK(cudaEventCreate(&e));
-  }
-  ~Events() {
-    for (cudaEvent_t e : ev) cudaEventDestroy(e);
-  }
-  // Per-call times of samples [i, i+1), each of `calls` calls.
-  std::vector<double> per_call_ms(int calls) const {
-    std::vector<double> out;
-    for (size_t i = 0; i + 1 < ev.size(); ++i) {
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
-      out.push_back(static_cast<double>(ms) / calls);
-    }
-    return out;
-  }
-};
-
-using Call = std::function<lowp_status(int set)>;
-
-// Eager: warm-up over every set, then `reps` samples of `calls` back-to-back calls, one event
-// between samples (no host synchronisation inside the timed region).
-Stats time_eager(const Call& call, int nbuf, int calls, int reps, cudaStream_t stream) {
-  for (int i = 0; i < std::max(nbuf, 3); ++i) LOWP_CHECK(call(i % nbuf));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  Events ev(reps + 1);
-  int c = 0;
-  CUDA_CHECK(cudaEventRecord(ev.ev[0], stream));
-  for (int r = 0; r < reps; ++r) {
-    for (int j = 0; j < calls; ++j) LOWP_CHECK(call(c++ % nbuf));
-    CUDA_CHECK(cudaEventRecord(ev.ev[static_cast<size_t>(r) + 1], stream));
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return stats_of(ev.per_call_ms(calls));
-}
-
-// Graph: capture `calls` calls (rotating over the sets) into one graph, replay it `reps` times.
-// On a failed capture returns false with a short error (for the cell) and the full message.
-bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStream_t stream,
-                Stats* out, std::string* short_err, std::string* full_err) {
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  auto fail = [&](const std::string& s, const std::string& full) {
-    if (graph != nullptr) cudaGraphDestroy(graph);
-    if (exec != nullptr) cudaGraphExecDestroy(exec);
-    (void)cudaGetLastError();  // clear a non-sticky error left by the failed capture
-    // A sticky error (the context is unusable) ends the run.
-    const cudaError_t e = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess)
-      fatal("after a failed capture (%s) the stream reports %s: %s", full.c_str(),
-            cudaGetErrorName(e), cudaGetErrorString(e));
-    *short_err = s;
-    *full_err = full;
-    return false;
-  };
-
-  cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
-  if (e != cudaSuccess)
-    return fail(cudaGetErrorName(e), std::string("cudaStreamBeginCapture: ") + cudaGetErrorName(e) +
-                                         ": " + cudaGetErrorString(e));
-  for (int j = 0; j < calls; ++j) {
-    const lowp_status s = call(j % nbuf);
-    if (s != LOWP_SUCCESS) {
-      const std::string msg = std::string(lowp_status_name(s)) + " in call " + std::to_string(j) +
-                              " while capturing: " + lowp_get_last_error();
-      cudaGraph_t g = nullptr;
-      const cudaError_t ee = cudaStreamEndCapture(stream, &g);
-      graph = g;
-      return fail(lowp_status_name(s),
-                  msg + " (cudaStreamEndCapture: " + cudaGetErrorName(ee) + ")");
-    }
-  }
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  e = cudaStreamIsCapturing(stream, &status);
-  const bool invalidated = e == cudaSuccess && status == cudaStreamCaptureStatusInvalidated;
-  e = cudaStreamEndCapture(stream, &graph);
-  if (e != cudaSuccess || graph == nullptr) {
-    return fail(cudaGetErrorName(e),
-                std::string("cudaStreamEndCapture: ") + cudaGetErrorName(e) + ": " +
-                    cudaGetErrorString(e) +
-                    (invalidated ? " (the capture was invalidated inside a lowp call that "
-                                   "returned LOWP_SUCCESS)"
-                                 : ""));
-  }
-  e = cudaGraphInstantiate(&exec, graph, 0);
-  if (e != cudaSuccess)
-    return fail(cudaGetErrorName(e), std::string("cudaGraphInstantiate: ") + cudaGetErrorName(e) +
-                                         ": " + cudaGetErrorString(e));
-  for (int w = 0; w < 2; ++w) {
-    e = cudaGraphLaunch(exec, stream);
-    if (e != cudaSuccess)
-      return fail(cudaGetErrorName(e), std::string("cudaGraphLaunch: ") + cudaGetErrorName(e) +
-                                           ": " + cudaGetErrorString(e));
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  Events ev(reps + 1);
-  CUDA_CHECK(cudaEventRecord(ev.ev[0], stream));
-  for (int r = 0; r < reps; ++r) {
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    CUDA_CHECK(cudaEventRecord(ev.ev[static_cast<size_t>(r) + 1], stream));
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  *out = stats_of(ev.per_call_ms(calls));
-  CUDA_CHECK(cudaGraphExecDestroy(exec));
-  CUDA_CHECK(cudaGraphDestroy(graph));
-  return true;
-}
-
-// Device-to-device copy bandwidth, bytes read + bytes written.
-double measure_copy_gbps(void* dst, const void* src, size_t bytes, int reps, cudaStream_t stream) {
-  for (int i = 0; i < 3; ++i)
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  Events ev(reps + 1);
-  CUDA_CHECK(cudaEventRecord(ev.ev[0], stream));
-  for (int r = 0; r < reps; ++r) {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
-    CUDA_CHECK(cudaEventRecord(ev.ev[static_cast<size_t>(r) + 1], stream));
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Stats s = stats_of(ev.per_call_ms(1));
-  return gbps_of(2.0 * static_cast<double>(bytes), s.median_ms);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -478,15 +205,6 @@ const char* const kAllOps[] = {"delayed", "current", "per_token", "dequant", "am
   std::exit(code);
 }
 
-int64_t parse_int(const char* flag, const char* v) {
-  char* end = nullptr;
-  const long long x = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || x <= 0) {
-    std::fprintf(stderr, "lowp_bench_fp8: %s needs a positive integer, got '%s'\n", flag, v);
-    usage(2);
-  }
-  return x;
-}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -503,10 +221,10 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--quick") quick = true;
-    else if (a == "--m") m = parse_int("--m", value());
-    else if (a == "--k") k = parse_int("--k", value());
-    else if (a == "--reps") o.reps = static_cast<int>(parse_int("--reps", value()));
-    else if (a == "--batch") o.batch = static_cast<int>(parse_int("--batch", value()));
+    else if (a == "--m") m = parse_int("--m", value(), usage);
+    else if (a == "--k") k = parse_int("--k", value(), usage);
+    else if (a == "--reps") o.reps = static_cast<int>(parse_int("--reps", value(), usage));
+    else if (a == "--batch") o.batch = static_cast<int>(parse_int("--batch", value(), usage));
     else if (a == "--json") o.json = value();
     else if (a == "--ops") ops = value();
     else if (a == "-h" || a == "--help") usage(0);
@@ -547,8 +265,6 @@ bool want(const Options& o, const char* op) {
   return std::find(o.ops.begin(), o.ops.end(), op) != o.ops.end();
 }
 
-size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
 // ---------------------------------------------------------------------------------------------
 // Device buffers. Arenas are allocated once; a shape carves `nbuf` buffer sets out of them.
 // Memory: 6 B per arena element (x bf16 2, row codes 1, col codes 1, dequant out bf16 2), with
@@ -561,31 +277,6 @@ struct Arenas {
   uint8_t* col = nullptr;     // columnwise codes
   uint16_t* out = nullptr;    // dequantize output; also the copy destination
 };
-
-void* device_alloc(size_t bytes, const char* what) {
-  void* p = nullptr;
-  const cudaError_t e = cudaMalloc(&p, bytes);
-  if (e != cudaSuccess)
-    fatal("cudaMalloc of %.2f GiB for %s: %s (%s)", static_cast<double>(bytes) / (1u << 30), what,
-          cudaGetErrorName(e), cudaGetErrorString(e));
-  return p;
-}
-
-void fill_random(uint16_t* dst, size_t elems) {
-  // One 32 Mi-element host block, copied with a different rotation into each chunk.
-  const size_t chunk = std::min<size_t>(elems, size_t{32} << 20);
-  const std::vector<uint16_t> h = random_bf16(chunk, 0x10f8b3ull);
-  size_t done = 0;
-  for (size_t j = 0; done < elems; ++j) {
-    const size_t n = std::min(chunk, elems - done);
-    const size_t rot = (j * 7919u * 1009u) % chunk;
-    const size_t first = std::min(n, chunk - rot);
-    CUDA_CHECK(cudaMemcpy(dst + done, h.data() + rot, first * 2, cudaMemcpyHostToDevice));
-    if (n > first)
-      CUDA_CHECK(cudaMemcpy(dst + done + first, h.data(), (n - first) * 2, cudaMemcpyHostToDevice));
-    done += n;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // One shape: buffer sets, the op calls, timing, sanity checks.
@@ -700,13 +391,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     if (!time_graph(op.call, nbuf, calls, o.reps, stream, &r.graph, &short_err, &full_err)) {
       r.graph = Stats{};
       r.graph_error = short_err;
-      auto it = std::find(g_run.notes.begin(), g_run.notes.end(), full_err);
-      if (it == g_run.notes.end()) {
-        g_run.notes.push_back(full_err);
-        r.note = static_cast<int>(g_run.notes.size());
-      } else {
-        r.note = static_cast<int>(it - g_run.notes.begin()) + 1;
-      }
+      r.note = g_run.add_note(full_err);
     }
     g_run.rows.push_back(r);
     bool from_eager = false;
@@ -763,25 +448,15 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_prog = "lowp_bench_fp8";
   const Options o = parse(argc, argv);
-  std::signal(SIGSEGV, on_crash);
-  std::signal(SIGBUS, on_crash);
-  std::signal(SIGFPE, on_crash);
-  std::signal(SIGABRT, on_crash);
+  g_dump = dump_partial;
+  install_crash_handler();
   g_run.reps = o.reps;
   g_run.batch = o.batch;
   g_run.json_path = o.json;
 
-  if (!lowp_cuda_available())
-    fatal("lowp_cuda_available() = 0: lowp was built without CUDA or no CUDA device is visible");
-  int dev = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-  g_run.device = prop.name;
-  g_run.sms = prop.multiProcessorCount;
-  g_run.l2_mb = static_cast<double>(prop.l2CacheSize) / 1e6;
-  const size_t l2_bytes = static_cast<size_t>(prop.l2CacheSize > 0 ? prop.l2CacheSize : 50 << 20);
+  const size_t l2_bytes = init_device(&g_run);
 
   size_t max_n = 0;
   for (const Shape& s : o.shapes)
@@ -789,7 +464,7 @@ int main(int argc, char** argv) {
   Arenas A;
   A.elems = std::max<size_t>(size_t{1} << 30, 2 * round_up(max_n, 256));
   std::printf("lowp_bench_fp8: %s, %d SMs, L2 %.1f MB, %zu shapes x %zu ops, arenas %.1f GiB\n",
-              prop.name, prop.multiProcessorCount, g_run.l2_mb, o.shapes.size(), o.ops.size(),
+              g_run.device.c_str(), g_run.sms, g_run.l2_mb, o.shapes.size(), o.ops.size(),
               6.0 * static_cast<double>(A.elems) / (1u << 30));
   std::fflush(stdout);
   A.x = static_cast<uint16_t*>(device_alloc(A.elems * 2, "x arena"));

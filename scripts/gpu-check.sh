@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # One-shot check of lowp on a bare Hopper machine (nvcc, cmake, ninja, python3; no GoogleTest
 # installed, no internet): build with CUDA, GPU tests, CPU tests, compute-sanitizer memcheck and
-# racecheck over the GPU test binaries, and the FP8 benchmark.
+# racecheck over the GPU test binaries, and the FP8 and grouped FP8 benchmarks.
 #
 # usage: scripts/gpu-check.sh OUTDIR [GTEST_SRC]
-#   OUTDIR     logs: OUTDIR/<step>.log, OUTDIR/env.log, OUTDIR/bench_fp8.json, OUTDIR/summary.txt
+#   OUTDIR     logs: OUTDIR/<step>.log, OUTDIR/env.log, OUTDIR/bench_fp8.json,
+#              OUTDIR/bench_grouped.json, OUTDIR/summary.txt
 #   GTEST_SRC  GoogleTest source tree (default .deps/googletest, relative to the repository root)
 #
 # Steps (all by default, in this order): build gpu-tests cpu-tests memcheck racecheck bench.
@@ -25,7 +26,9 @@
 #   LOWP_SANITIZER_EXCLUDE          regex on test binary names to leave out of the sanitizers
 #                                   (default 'exhaustive': 2^32-input sweeps; '' runs them all)
 #   LOWP_BENCH_ARGS                 arguments of lowp_bench_fp8 (default --quick)
-#   LOWP_SHOW_BENCH=0               do not print the benchmark table before the summary
+#   LOWP_GBENCH_ARGS                arguments of lowp_bench_grouped (default --quick); it runs
+#                                   after lowp_bench_fp8 in the bench step
+#   LOWP_SHOW_BENCH=0               do not print the benchmark tables before the summary
 set -u
 set -o pipefail
 
@@ -215,20 +218,19 @@ step_sanitizer() {  # step_sanitizer TOOL FILTER
 }
 
 step_bench() {
-  local bin="$BUILD_DIR/bench/lowp_bench_fp8" json="$OUTDIR/bench_fp8.json" rc
+  local bin="$BUILD_DIR/bench/lowp_bench_fp8" json="$OUTDIR/bench_fp8.json" rc=0 frc=0 grc=0
+  local key="no bench binary"
   if [[ ! -x "$bin" ]]; then
     echo "$bin not built"
-    echo "KEY: no bench binary"
-    return 1
-  fi
-  local args=()
-  read -r -a args <<<"${LOWP_BENCH_ARGS:---quick}"
-  echo "+ $bin ${args[*]} --json $json"
-  rm -f "$json"
-  "$bin" "${args[@]}" --json "$json" 2>&1
-  rc=$?
-  local key
-  key="$(python3 - "$json" <<'EOF' 2>/dev/null
+    frc=1
+  else
+    local args=()
+    read -r -a args <<<"${LOWP_BENCH_ARGS:---quick}"
+    echo "+ $bin ${args[*]} --json $json"
+    rm -f "$json"
+    "$bin" "${args[@]}" --json "$json" 2>&1
+    frc=$?
+    key="$(python3 - "$json" <<'EOF' 2>/dev/null
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = d.get("rows", [])
@@ -247,7 +249,39 @@ if not d.get("complete", True):
 print("; ".join(parts))
 EOF
 )"
-  echo "KEY: ${key:-no JSON written (exit $rc)}"
+    key="${key:-no JSON written (exit $frc)}"
+  fi
+
+  # Grouped FP8, after lowp_bench_fp8: its table (ending in its own KEY line) follows in the log.
+  local gbin="$BUILD_DIR/bench/lowp_bench_grouped" gjson="$OUTDIR/bench_grouped.json" gkey
+  if [[ ! -x "$gbin" ]]; then
+    echo "$gbin not built"
+    gkey="no grouped bench binary"
+    grc=1
+  else
+    local gargs=()
+    read -r -a gargs <<<"${LOWP_GBENCH_ARGS:---quick}"
+    echo "+ $gbin ${gargs[*]} --json $gjson"
+    rm -f "$gjson"
+    "$gbin" "${gargs[@]}" --json "$gjson" 2>&1
+    grc=$?
+    # Its KEY line's text (also in the JSON as "key"), plus capture failures and INCOMPLETE.
+    gkey="$(python3 - "$gjson" <<'EOF' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+parts = [d["key"]]
+fails = sum(1 for r in d.get("rows", []) for v in ("grouped", "single", "n_launch")
+            if r[v].get("graph_error"))
+parts.append("capture failures %d" % fails)
+if not d.get("complete", True):
+    parts.append("INCOMPLETE")
+print("; ".join(parts))
+EOF
+)"
+    gkey="${gkey:-no JSON written (exit $grc)}"
+  fi
+  [[ $frc -ne 0 || $grc -ne 0 ]] && rc=1
+  echo "KEY: $key | grouped: $gkey"
   return "$rc"
 }
 
@@ -364,9 +398,19 @@ for i in "${!names[@]}"; do
     tail -n "${LOWP_TAIL_LINES:-25}" "$OUTDIR/${names[$i]}.log" | cut -c1-300
   fi
 done
-if [[ "${LOWP_SHOW_BENCH:-1}" != "0" && -f "$OUTDIR/bench.log" ]] && grep -q '^== lowp_bench_fp8' "$OUTDIR/bench.log"; then
-  echo
-  sed -n '/^== lowp_bench_fp8/,$p' "$OUTDIR/bench.log" | cut -c1-200
+if [[ "${LOWP_SHOW_BENCH:-1}" != "0" && -f "$OUTDIR/bench.log" ]]; then
+  # Each benchmark's table: lowp_bench_fp8's from its "== " title to the command line of
+  # lowp_bench_grouped, lowp_bench_grouped's from its title to its KEY line.
+  if grep -q '^== lowp_bench_fp8' "$OUTDIR/bench.log"; then
+    echo
+    awk '/^== lowp_bench_fp8/ { on = 1 } on && /^\+ .*lowp_bench_grouped/ { exit } on' \
+      "$OUTDIR/bench.log" | cut -c1-200
+  fi
+  if grep -q '^== lowp_bench_grouped' "$OUTDIR/bench.log"; then
+    echo
+    awk '/^== lowp_bench_grouped/ { on = 1 } on { print } on && /^KEY: / { exit }' \
+      "$OUTDIR/bench.log" | cut -c1-200
+  fi
 fi
 
 {

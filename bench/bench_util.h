@@ -1,0 +1,395 @@
+// Shared pieces of the lowp benchmarks (host C++ over the lowp C API and the CUDA runtime):
+// fatal errors and the crash handler, checked CUDA/lowp calls, random bf16 inputs, CUDA-event
+// timing (eager and CUDA-graph replay, median over samples), the device-to-device copy
+// bandwidth, and JSON helpers. Each benchmark is one translation unit that includes this header,
+// owns its table and JSON rows, and hands its "print what was measured" routine to g_dump.
+#ifndef LOWP_BENCH_BENCH_UTIL_H
+#define LOWP_BENCH_BENCH_UTIL_H
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "lowp/lowp.h"
+
+namespace lowp_bench {
+
+// ---------------------------------------------------------------------------------------------
+// Run-wide state: the binary's name (message prefix), what is running (for the crash handler),
+// and the routine that prints what was measured so far (table and partial JSON) before a fatal
+// error or crash ends the run.
+
+inline const char* g_prog = "lowp_bench";
+inline char g_phase[256] = "start-up";
+inline void (*g_dump)() = nullptr;
+
+[[noreturn]] inline void fatal(const char* fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  std::fflush(stdout);
+  if (g_dump != nullptr) g_dump();
+  std::fprintf(stderr, "%s: FATAL: %s\n", g_prog, msg);
+  std::exit(1);
+}
+
+// A crash (e.g. device pointers routed to the CPU backend) should still say where it happened
+// and print what was measured.
+inline void on_crash(int sig) {
+  char msg[400];
+  const int n = std::snprintf(msg, sizeof msg, "\n%s: CRASH (signal %d) during %s\n", g_prog, sig,
+                              g_phase);
+  if (n > 0) (void)!write(2, msg, static_cast<size_t>(std::min(n, 399)));
+  if (n > 0) (void)!write(1, msg, static_cast<size_t>(std::min(n, 399)));
+  // Best effort (not async-signal-safe): the table of what was measured so far.
+  if (g_dump != nullptr) g_dump();
+  _exit(128 + sig);
+}
+
+inline void install_crash_handler() {
+  std::signal(SIGSEGV, on_crash);
+  std::signal(SIGBUS, on_crash);
+  std::signal(SIGFPE, on_crash);
+  std::signal(SIGABRT, on_crash);
+}
+
+#define CUDA_CHECK(expr)                                                                      \
+  do {                                                                                        \
+    const cudaError_t e_ = (expr);                                                            \
+    if (e_ != cudaSuccess)                                                                    \
+      ::lowp_bench::fatal("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #expr,                    \
+                          cudaGetErrorName(e_), cudaGetErrorString(e_));                      \
+  } while (0)
+
+#define LOWP_CHECK(expr)                                                                      \
+  do {                                                                                        \
+    const lowp_status s_ = (expr);                                                            \
+    if (s_ != LOWP_SUCCESS)                                                                   \
+      ::lowp_bench::fatal("%s:%d: %s: %s: %s", __FILE__, __LINE__, #expr,                     \
+                          lowp_status_name(s_), lowp_get_last_error());                       \
+  } while (0)
+
+// ---------------------------------------------------------------------------------------------
+// Results common to every benchmark: the device, the copy bandwidth, capture-failure notes and
+// warnings. A benchmark's run record derives from this and adds its rows.
+
+struct Stats {
+  double median_ms = NAN, min_ms = NAN, max_ms = NAN;  // per call
+};
+
+struct RunInfo {
+  std::string device;
+  int sms = 0;
+  double l2_mb = 0;
+  double copy_buffer_gb = 0;
+  double copy_gbps_start = NAN, copy_gbps_end = NAN;
+  int reps = 0, batch = 0;
+  std::vector<std::string> notes;     // full capture-failure messages
+  std::vector<std::string> warnings;  // sanity-check failures
+  std::string json_path;
+
+  // The better of the measurements at the start and at the end of the run.
+  double copy_gbps() const {
+    if (std::isnan(copy_gbps_end)) return copy_gbps_start;
+    if (std::isnan(copy_gbps_start)) return copy_gbps_end;
+    return std::max(copy_gbps_start, copy_gbps_end);
+  }
+
+  // Index + 1 of `full` in notes (added when new): the [n] printed in a failed cell.
+  int add_note(const std::string& full) {
+    auto it = std::find(notes.begin(), notes.end(), full);
+    if (it != notes.end()) return static_cast<int>(it - notes.begin()) + 1;
+    notes.push_back(full);
+    return static_cast<int>(notes.size());
+  }
+};
+
+inline double gbps_of(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+
+// Fills the device fields of `run` (lowp must see a CUDA device); returns the L2 size in bytes.
+inline size_t init_device(RunInfo* run) {
+  if (!lowp_cuda_available())
+    fatal("lowp_cuda_available() = 0: lowp was built without CUDA or no CUDA device is visible");
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  run->device = prop.name;
+  run->sms = prop.multiProcessorCount;
+  run->l2_mb = static_cast<double>(prop.l2CacheSize) / 1e6;
+  return static_cast<size_t>(prop.l2CacheSize > 0 ? prop.l2CacheSize : 50 << 20);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON helpers.
+
+inline std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          o += b;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o;
+}
+
+inline std::string jnum(double v) {
+  if (!std::isfinite(v)) return "null";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+inline std::string jstats(const Stats& s) {
+  return "{\"median_ms\": " + jnum(s.median_ms) + ", \"min_ms\": " + jnum(s.min_ms) +
+         ", \"max_ms\": " + jnum(s.max_ms) + "}";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs: random normal-ish bf16 (Irwin-Hall of 4 uniforms, unit variance), never zeros.
+
+inline uint64_t splitmix64(uint64_t& s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+inline uint16_t float_to_bf16_rne(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  u += 0x7FFFu + ((u >> 16) & 1u);  // finite inputs only
+  return static_cast<uint16_t>(u >> 16);
+}
+
+inline std::vector<uint16_t> random_bf16(size_t n, uint64_t seed) {
+  std::vector<uint16_t> h(n);
+  uint64_t s = seed;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = splitmix64(s);
+    const double u = static_cast<double>(r & 0xFFFF) + static_cast<double>((r >> 16) & 0xFFFF) +
+                     static_cast<double>((r >> 32) & 0xFFFF) + static_cast<double>(r >> 48);
+    // Sum of 4 U(0,1): mean 2, variance 1/3 -> scale to unit variance.
+    const double v = (u / 65536.0 - 2.0) * 1.7320508075688772;
+    float fv = static_cast<float>(v);
+    if (fv == 0.0f) fv = 0.5f;  // no exact zeros
+    h[i] = float_to_bf16_rne(fv);
+  }
+  return h;
+}
+
+inline size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+inline void* device_alloc(size_t bytes, const char* what) {
+  void* p = nullptr;
+  const cudaError_t e = cudaMalloc(&p, bytes);
+  if (e != cudaSuccess)
+    fatal("cudaMalloc of %.2f GiB for %s: %s (%s)", static_cast<double>(bytes) / (1u << 30), what,
+          cudaGetErrorName(e), cudaGetErrorString(e));
+  return p;
+}
+
+// Random bf16 over `elems` device elements: one 32 Mi-element host block, copied with a
+// different rotation into each chunk.
+inline void fill_random(uint16_t* dst, size_t elems) {
+  const size_t chunk = std::min<size_t>(elems, size_t{32} << 20);
+  const std::vector<uint16_t> h = random_bf16(chunk, 0x10f8b3ull);
+  size_t done = 0;
+  for (size_t j = 0; done < elems; ++j) {
+    const size_t n = std::min(chunk, elems - done);
+    const size_t rot = (j * 7919u * 1009u) % chunk;
+    const size_t first = std::min(n, chunk - rot);
+    CUDA_CHECK(cudaMemcpy(dst + done, h.data() + rot, first * 2, cudaMemcpyHostToDevice));
+    if (n > first)
+      CUDA_CHECK(cudaMemcpy(dst + done + first, h.data(), (n - first) * 2, cudaMemcpyHostToDevice));
+    done += n;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing.
+
+inline Stats stats_of(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  s.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.min_ms = v.front();
+  s.max_ms = v.back();
+  return s;
+}
+
+struct Events {
+  std::vector<cudaEvent_t> ev;
+  explicit Events(int n) : ev(static_cast<size_t>(n)) {
+    for (cudaEvent_t& e : ev) CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~Events() {
+    for (cudaEvent_t e : ev) cudaEventDestroy(e);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  // Per-call times of samples [i, i+1), each of `calls` calls.
+  std::vector<double> per_call_ms(int calls) const {
+    std::vector<double> out;
+    for (size_t i = 0; i + 1 < ev.size(); ++i) {
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+      out.push_back(static_cast<double>(ms) / calls);
+    }
+    return out;
+  }
+};
+
+// One timed "call" on buffer set `set`: it may issue several lowp calls; it returns the first
+// status that is not LOWP_SUCCESS (lowp_get_last_error() still holds its message).
+using Call = std::function<lowp_status(int set)>;
+
+// Eager: warm-up over every set, then `reps` samples of `calls` back-to-back calls, one event
+// between samples (no host synchronisation inside the timed region).
+inline Stats time_eager(const Call& call, int nbuf, int calls, int reps, cudaStream_t stream) {
+  for (int i = 0; i < std::max(nbuf, 3); ++i) LOWP_CHECK(call(i % nbuf));
+  Events ev(reps + 1);
+  int c = 0;
+  CUDA_CHECK(cudaEventRecord(ev.ev[0], stream));
+  for (int r = 0; r < reps; ++r) {
+    for (int j = 0; j < calls; ++j) LOWP_CHECK(call(c++ % nbuf));
+    CUDA_CHECK(cudaEventRecord(ev.ev[static_cast<size_t>(r) + 1], stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return stats_of(ev.per_call_ms(calls));
+}
+
+// Graph: capture `calls` calls (rotating over the sets) into one graph, replay it `reps` times.
+// On a failed capture returns false with a short error (for the cell) and the full message.
+inline bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStream_t stream,
+                       Stats* out, std::string* short_err, std::string* full_err) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  auto fail = [&](const std::string& s, const std::string& full) {
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    (void)cudaGetLastError();  // clear a non-sticky error left by the failed capture
+    // A sticky error (the context is unusable) ends the run.
+    const cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess)
+      fatal("after a failed capture (%s) the stream reports %s: %s", full.c_str(),
+            cudaGetErrorName(e), cudaGetErrorString(e));
+    *short_err = s;
+    *full_err = full;
+    return false;
+  };
+
+  cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  if (e != cudaSuccess)
+    return fail(cudaGetErrorName(e), std::string("cudaStreamBeginCapture: ") + cudaGetErrorName(e) +
+                                         ": " + cudaGetErrorString(e));
+  for (int j = 0; j < calls; ++j) {
+    const lowp_status s = call(j % nbuf);
+    if (s != LOWP_SUCCESS) {
+      const std::string msg = std::string(lowp_status_name(s)) + " in call " + std::to_string(j) +
+                              " while capturing: " + lowp_get_last_error();
+      cudaGraph_t g = nullptr;
+      const cudaError_t ee = cudaStreamEndCapture(stream, &g);
+      graph = g;
+      return fail(lowp_status_name(s),
+                  msg + " (cudaStreamEndCapture: " + cudaGetErrorName(ee) + ")");
+    }
+  }
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  e = cudaStreamIsCapturing(stream, &status);
+  const bool invalidated = e == cudaSuccess && status == cudaStreamCaptureStatusInvalidated;
+  e = cudaStreamEndCapture(stream, &graph);
+  if (e != cudaSuccess || graph == nullptr) {
+    return fail(cudaGetErrorName(e),
+                std::string("cudaStreamEndCapture: ") + cudaGetErrorName(e) + ": " +
+                    cudaGetErrorString(e) +
+                    (invalidated ? " (the capture was invalidated inside a lowp call that "
+                                   "returned LOWP_SUCCESS)"
+                                 : ""));
+  }
+  e = cudaGraphInstantiate(&exec, graph, 0);
+  if (e != cudaSuccess)
+    return fail(cudaGetErrorName(e), std::string("cudaGraphInstantiate: ") + cudaGetErrorName(e) +
+                                         ": " + cudaGetErrorString(e));
+  for (int w = 0; w < 2; ++w) {
+    e = cudaGraphLaunch(exec, stream);
+    if (e != cudaSuccess)
+      return fail(cudaGetErrorName(e), std::string("cudaGraphLaunch: ") + cudaGetErrorName(e) +
+                                           ": " + cudaGetErrorString(e));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  Events ev(reps + 1);
+  CUDA_CHECK(cudaEventRecord(ev.ev[0], stream));
+  for (int r = 0; r < reps; ++r) {
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaEventRecord(ev.ev[static_cast<size_t>(r) + 1], stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  *out = stats_of(ev.per_call_ms(calls));
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  return true;
+}
+
+// Device-to-device copy bandwidth, bytes read + bytes written.
+inline double measure_copy_gbps(void* dst, const void* src, size_t bytes, int reps,
+                                cudaStream_t stream) {
+  for (int i = 0; i < 3; ++i)
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  Events ev(reps + 1);
+  CUDA_CHECK(cudaEventRecord(ev.ev[0], stream));
+  for (int r = 0; r < reps; ++r) {
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaEventRecord(ev.ev[static_cast<size_t>(r) + 1], stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const Stats s = stats_of(ev.per_call_ms(1));
+  return gbps_of(2.0 * static_cast<double>(bytes), s.median_ms);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options.
+
+// A positive integer option value, or a message and usage(2).
+inline int64_t parse_int(const char* flag, const char* v, void (*usage)(int)) {
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  if (end == v || *end != '\0' || x <= 0) {
+    std::fprintf(stderr, "%s: %s needs a positive integer, got '%s'\n", g_prog, flag, v);
+    usage(2);
+  }
+  return x;
+}
+
+}  // namespace lowp_bench
+
+#endif  // LOWP_BENCH_BENCH_UTIL_H
