@@ -4,6 +4,7 @@
 
 #include "common/backends.h"
 #include "error.h"
+#include "nvfp4_api.h"
 #include "validate.h"
 
 namespace lowp {
@@ -28,11 +29,11 @@ lowp_status check_float_ptr(const float* p, const char* name, bool required) {
 }
 
 lowp_status check_recipe(lowp_dtype dtype, lowp_scaling scaling, const char* name) {
-  const bool nvfp4_scaling =
-      scaling == LOWP_SCALING_NVFP4_PER_TENSOR || scaling == LOWP_SCALING_NVFP4_PER_TOKEN;
-  if (dtype == LOWP_DTYPE_E2M1 && nvfp4_scaling)
+  if (dtype == LOWP_DTYPE_E2M1 && scaling == LOWP_SCALING_NVFP4_PER_TENSOR) return LOWP_SUCCESS;
+  if (dtype == LOWP_DTYPE_E2M1 && scaling == LOWP_SCALING_NVFP4_PER_TOKEN)
     return fail(LOWP_ERROR_UNSUPPORTED,
-                "%s: NVFP4 (E2M1) recipes are not built yet in this version of lowp", name);
+                "%s: the NVFP4 per-token recipe (LOWP_SCALING_NVFP4_PER_TOKEN) is not built yet in "
+                "this version of lowp", name);
   if (dtype == LOWP_DTYPE_E2M1)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "%s->scaling %d does not fit dtype E2M1; expected LOWP_SCALING_NVFP4_PER_TENSOR or "
@@ -74,6 +75,11 @@ lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, lowp_
   LOWP_TRY(check_aligned(act_input, dtype_bytes(x->dtype), "act_input"));
   LOWP_TRY(check_not_null(q, "q"));
   LOWP_TRY(check_recipe(q->dtype, q->scaling, "q"));
+  if (q->dtype == LOWP_DTYPE_E2M1) {
+    if (act_input != nullptr)
+      return fail(LOWP_ERROR_UNSUPPORTED, "lowp_quantize_dact: NVFP4 (E2M1) is not supported; use FP8");
+    return nvfp4_api::quantize(*x, *q, cfg, stream);
+  }
   if (q->rows != x->rows || q->cols != x->cols)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "q is %lld x %lld but x is %lld x %lld",
                 static_cast<long long>(q->rows), static_cast<long long>(q->cols),
@@ -159,6 +165,7 @@ lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling, i
   LOWP_TRY(check_not_null(sizes, "sizes"));
   LOWP_TRY(check_recipe(dtype, scaling, "query"));
   LOWP_TRY(check_shape(rows, cols, "shape"));
+  if (dtype == LOWP_DTYPE_E2M1) return nvfp4_api::sizes(rows, cols, sizes);
   lowp_quantized_sizes s{};
   const size_t n = static_cast<size_t>(rows) * static_cast<size_t>(cols);
   s.data_bytes[0] = s.data_bytes[1] = n;
@@ -204,6 +211,7 @@ lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation whi
                 which == LOWP_ROWWISE ? "rowwise" : "columnwise", static_cast<long long>(rows),
                 static_cast<long long>(cols));
   LOWP_TRY(check_not_null(part.data, which == LOWP_ROWWISE ? "q->rowwise.data" : "q->columnwise.data"));
+  if (q->dtype == LOWP_DTYPE_E2M1) return nvfp4_api::dequantize(*q, which, *out, stream);
   const bool per_row = q->scaling == LOWP_SCALING_PER_TOKEN;
   const float* scale_inv = per_row ? static_cast<const float*>(part.scale_inv) : q->scale_inv;
   const char* scale_name = !per_row ? "q->scale_inv"

@@ -24,4 +24,8 @@ lowp_status grouped_fp8_quantize(const GroupedFp8Args&, void*) { return not_buil
 lowp_status grouped_amax(const GroupedFp8Args&, void*) { return not_built(); }
 lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs&, void*) { return not_built(); }
 lowp_status grouped_layout_error(const void*, int64_t*, void*) { return not_built(); }
+lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs&, void*) { return not_built(); }
+lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs&, void*) { return not_built(); }
+lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs&, void*) { return not_built(); }
+lowp_status rng_advance(uint64_t*, uint64_t, void*) { return not_built(); }
 }  // namespace lowp::cuda

@@ -3,6 +3,7 @@
 #pragma once
 #include "fp8_args.h"
 #include "grouped_args.h"
+#include "nvfp4_args.h"
 
 namespace lowp::cpu {
 lowp_status fp8_quantize(const Fp8QuantizeArgs& a);
@@ -13,6 +14,10 @@ lowp_status fp8_delayed_update(const DelayedUpdateArgs& a);
 lowp_status grouped_fp8_quantize(const GroupedFp8Args& a);
 lowp_status grouped_amax(const GroupedFp8Args& a);  // uses x, layout, amax, amax_stride
 lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs& a);
+lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a);
+lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a);
+lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs& a);
+lowp_status rng_advance(uint64_t* rng_state, uint64_t increment);
 }  // namespace lowp::cpu
 
 namespace lowp::cuda {
@@ -26,4 +31,8 @@ lowp_status grouped_fp8_quantize(const GroupedFp8Args& a, void* stream);
 lowp_status grouped_amax(const GroupedFp8Args& a, void* stream);
 lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs& a, void* stream);
 lowp_status grouped_layout_error(const void* workspace, int64_t* bad_plus_one, void* stream);
+lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream);
+lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a, void* stream);
+lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs& a, void* stream);
+lowp_status rng_advance(uint64_t* rng_state, uint64_t increment, void* stream);
 }  // namespace lowp::cuda

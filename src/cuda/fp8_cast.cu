@@ -58,6 +58,7 @@ lowp_status run(const Fp8QuantizeArgs& a, cudaStream_t st) {
   src.scale_inv_out = a.scale_inv;
   src.col_tiles = (a.x.cols + kTileCols - 1) / kTileCols;
   src.n_tiles = ((a.x.rows + kTileRows - 1) / kTileRows) * src.col_tiles;
+  if (src.n_tiles > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "fp8 cast: more than 2^31 tiles in one tensor");
   if (a.scaling == LOWP_SCALING_CURRENT) {
     if (kAct == kActNone) {
       LOWP_TRY(amax(a.x, a.amax, st));  // the flat amax kernel: one read, no tiles needed
