@@ -107,7 +107,10 @@ typedef struct lowp_quantized_part {
                         FP8 per-tensor: unused (see lowp_quantized_tensor). */
   float* amax;     /**< FP8 per-token: raw amax per orientation row (written; required: it is
                         also where the amax pass leaves its result).
-                        NVFP4 per-tensor: 1 float; NVFP4 per-token: one per orientation row. */
+                        NVFP4 per-tensor: 1 float, this orientation's outer amax A (required for
+                        every requested part): written by lowp_quantize, or read when
+                        cfg->amax_given is 1; read by lowp_dequantize.
+                        NVFP4 per-token: one per orientation row. */
 } lowp_quantized_part;
 
 /** A quantized tensor: format, recipe, shape of x and its rowwise/columnwise copies. */
@@ -136,12 +139,37 @@ typedef struct lowp_quant_config {
   int stochastic_rounding;    /**< 1: stochastic rounding (needs rng_state) */
   const uint64_t* rng_state;  /**< {seed, offset}, in the memory space of the call */
   int block_2d;               /**< 1: 16x16 block scales (weights); not with rht */
-  int amax_estimation;        /**< 1: columnwise amax = rowwise amax * amax_estimation_factor */
-  float amax_estimation_factor; /**< > 0; 2.0 for forward inputs, 1.0 for gradients */
+  int amax_estimation;        /**< 1: columnwise amax = rowwise amax * amax_estimation_factor
+                                   instead of the exact post-RHT amax pass. Applies to the
+                                   columnwise copy with rht only (without RHT the columnwise
+                                   amax is the rowwise amax anyway); rowwise is unaffected. */
+  float amax_estimation_factor; /**< finite and > 0 when amax_estimation is 1 (checked then);
+                                     default 2.0 (forward inputs), 1.0 for gradients */
+  int amax_given;             /**< NVFP4 per-tensor. 0 (default): each requested part's amax is
+                                   computed and written. 1: each requested part's amax is read
+                                   from q->rowwise.amax / q->columnwise.amax (e.g. reduced across
+                                   ranks) and used as is, nothing computed or written for it;
+                                   amax_estimation is then ignored. */
 } lowp_quant_config;
 
 /** Fills `cfg` with the defaults above. */
 LOWP_API void lowp_quant_config_default(lowp_quant_config* cfg);
+
+/** What a tensor is in a linear layer: picks the NVFP4 recipe defaults (SPEC §8). */
+typedef enum lowp_tensor_role {
+  LOWP_ROLE_INPUT = 0,   /**< activations: 1D, RHT on the columnwise copy, estimation factor 2.0
+                              (amax_estimation stays 0: exact post-RHT amax) */
+  LOWP_ROLE_WEIGHT = 1,  /**< 2D 16x16 block scales, no RHT, no SR */
+  LOWP_ROLE_GRADIENT = 2 /**< 1D, RHT on the columnwise copy, stochastic rounding (the caller
+                              still sets rng_state), estimation factor 1.0 (amax_estimation 0) */
+} lowp_tensor_role;
+
+/**
+ * Fills `cfg` with lowp_quant_config_default() and then the NVFP4 per-tensor recipe defaults of
+ * `role` (SPEC §8). Every field stays overridable afterwards. An unknown role leaves the plain
+ * defaults. NULL cfg: no-op.
+ */
+LOWP_API void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg);
 
 /** Bytes the caller allocates for each buffer of a quantized tensor. Index 0 = rowwise, 1 = columnwise. */
 typedef struct lowp_quantized_sizes {
@@ -151,7 +179,14 @@ typedef struct lowp_quantized_sizes {
   size_t tensor_scale_bytes; /**< each of scale, scale_inv, amax of FP8 per-tensor (0 otherwise) */
 } lowp_quantized_sizes;
 
-/** Sizes of every buffer of a quantized tensor of this format, recipe and shape. */
+/**
+ * Sizes of every buffer of a quantized tensor of this format, recipe and shape.
+ * NVFP4 per-tensor (E2M1 + LOWP_SCALING_NVFP4_PER_TENSOR): cols % 16 == 0 is required;
+ * data_bytes = rows*cols/2 each; scale_inv_bytes = roundup(R,128) * roundup(B,4) with
+ * rowwise R = rows, B = cols/16 and columnwise R = cols, B = rows/16 (the same byte
+ * count in both scale layouts); amax_bytes = 4 each; tensor_scale_bytes = 0. When rows % 16 != 0
+ * no columnwise copy can be made and its three sizes are 0.
+ */
 LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling,
                                                 int64_t rows, int64_t cols,
                                                 lowp_quantized_sizes* sizes);
@@ -161,7 +196,30 @@ LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling s
  * Reads: x, and for DELAYED q->scale. Writes: the requested parts' codes, scale_inv, amax, and
  * for FP8 per-tensor q->scale_inv (and q->scale, q->amax as documented on the fields).
  * Requires: x->rows, x->cols equal q->rows, q->cols; cfg may be NULL for the defaults.
- * FP8: any shape >= 1x1. NVFP4: see SPEC §5 (not built yet: LOWP_ERROR_UNSUPPORTED).
+ * FP8: any shape >= 1x1.
+ *
+ * NVFP4 per-tensor (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TENSOR; SPEC §3, §4, §6, §7),
+ * M = rows, K = cols:
+ * - Shapes: K % 16 == 0; M % 16 == 0 when the columnwise copy is requested or cfg->block_2d.
+ * - Each requested part needs data (M*K/2 bytes; E2M1 codes, two per byte), scale_inv (UE4M3
+ *   block scales, [roundup(R,128)][roundup(B,4)] bytes for R orientation rows of B blocks, in
+ *   q->scale_layout, every padding
+ *   byte written 0) and amax (1 float; see cfg->amax_given).
+ * - Rowwise: 16-element blocks along K, outer amax A_row = max|x| (NaN propagates).
+ *   Columnwise: x^T (K x M) with 16-element blocks along M. Without RHT A_col = A_row.
+ *   With cfg->rht each 16-vector g of a column of x becomes bf16(RHT16(g, rht_sign_mask) * 0.25)
+ *   (a NaN there is canonicalised first), and A_col is the exact amax of those values, or
+ *   A_row * amax_estimation_factor with cfg->amax_estimation (a NaN product canonicalised).
+ * - cfg->block_2d: one scale per 16x16 tile of x (b = tile amax), repeated on the tile's 16 rows,
+ *   A = A_row for both copies; the columnwise copy is then the exact transpose (codes and tile
+ *   scales) of the rowwise one (with amax_given: when both given amaxes are equal).
+ *   Not with rht, not with stochastic_rounding (its draws differ by orientation).
+ * - cfg->stochastic_rounding: cfg->rng_state = {seed, offset} (read, never advanced: call
+ *   lowp_rng_advance between steps); block (i, j) of an orientation with B blocks per row draws
+ *   Philox with block index i*B + j (SPEC §7).
+ * - FP8-only knobs (amax_epsilon, power_of_two_scale) must be 0. E2M1 with an FP8 scaling, or an
+ *   FP8 dtype with an NVFP4 scaling, is invalid; LOWP_SCALING_NVFP4_PER_TOKEN is not built yet
+ *   (LOWP_ERROR_UNSUPPORTED). The CUDA NVFP4 kernels are not built yet (LOWP_ERROR_UNSUPPORTED).
  */
 LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* q,
                                    const lowp_quant_config* cfg, void* stream);
@@ -169,9 +227,28 @@ LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* 
 /**
  * Dequantizes one orientation of q into out (rowwise: rows x cols; columnwise: cols x rows).
  * out->dtype is FLOAT32, FLOAT16 or BFLOAT16 (round to nearest even).
+ * NVFP4 per-tensor: x^ = e2m1(q) * (float(s) * A * (1/2688)) with s read from the part's
+ * scale_inv in q->scale_layout and A = *part.amax (a NaN result is canonicalised). A columnwise
+ * copy made with RHT dequantizes to the RHT domain (bf16(RHT16(g) * 0.25)), not to x^T.
  */
 LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which,
                                      lowp_tensor* out, void* stream);
+
+/**
+ * NVFP4 scale layouts (SPEC §6): compact [roundup(rows,128)][roundup(blocks,4)] UE4M3 bytes ->
+ * the swizzled (cuBLASLt/CUTLASS) layout of the same size. Reads compact entries (i, j) with
+ * i < rows, j < blocks only; writes every byte of `swizzled` (padding 0). The two buffers must
+ * not overlap. Gives the same bytes as lowp_quantize with LOWP_SCALE_LAYOUT_SWIZZLED.
+ */
+LOWP_API lowp_status lowp_nvfp4_swizzle_scales(const void* compact, void* swizzled, int64_t rows,
+                                               int64_t blocks, void* stream);
+
+/**
+ * Advances a stochastic-rounding state {seed, offset} (two uint64, host or device memory) by
+ * adding `increment` to offset (mod 2^64), in place. CUDA: one tiny kernel on `stream`, so a
+ * captured graph advances it on every replay.
+ */
+LOWP_API lowp_status lowp_rng_advance(uint64_t* rng_state, uint64_t increment, void* stream);
 
 /** amax = max|x| over the whole tensor (NaN propagates); overwrites *amax (one float). */
 LOWP_API lowp_status lowp_amax(const lowp_tensor* x, float* amax, void* stream);

@@ -119,7 +119,7 @@ const std::vector<Case> kCases = {
     {"quantize E4M3 with NVFP4_PER_TENSOR", kInv, "q->scaling", Q(e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
     {"quantize E5M2 with NVFP4_PER_TOKEN", kInv, "q->scaling", Q(e.q.dtype = LOWP_DTYPE_E5M2; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
     {"quantize scaling 42", kInv, "q->scaling", Q(e.q.scaling = static_cast<lowp_scaling>(42))},
-    {"quantize NVFP4 per-tensor", kUns, "NVFP4", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
+    {"quantize NVFP4 per-tensor, K 8 (not % 16)", kInv, "NVFP4", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
     {"quantize NVFP4 per-token", kUns, "NVFP4", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
     {"quantize q rows != x rows", kInv, "q", Q(e.q.rows = R - 1)},
     {"quantize q cols != x cols", kInv, "q", Q(e.q.cols = C + 1)},
@@ -170,7 +170,7 @@ const std::vector<Case> kCases = {
      D(e.q.scaling = LOWP_SCALING_PER_TOKEN; e.q.rowwise.scale_inv = nullptr)},
     {"dequantize q dtype FLOAT16", kInv, "q->dtype", D(e.q.dtype = LOWP_DTYPE_FLOAT16)},
     {"dequantize E4M3 with NVFP4 scaling", kInv, "q->scaling", D(e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
-    {"dequantize NVFP4", kUns, "NVFP4", D(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
+    {"dequantize NVFP4 per-tensor, K 8 (not % 16)", kInv, "NVFP4", D(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
     {"dequantize q rows 0", kInv, "q", D(e.q.rows = 0)},
     // lowp_amax / lowp_amax_per_token
     {"amax x NULL", kInv, "x", [](Env& e) { return lowp_amax(nullptr, e.amax, nullptr); }},
