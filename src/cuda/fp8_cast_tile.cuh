@@ -66,9 +66,8 @@ struct CastTile {
   __device__ static int swizzle(int tcol, int q) { return q ^ ((tcol / V) % kChunks); }
   static constexpr bool kHasAct = kAct != kActNone;
 
-  // Two transposed-tile buffers, alternated per tile, so a tile needs one barrier, not two.
   struct Smem {
-    __align__(16) uint32_t t[2][kCols][kRows / 4];  // transposed codes: [buffer][col][row/4]
+    __align__(16) uint32_t t[kCols][kRows / 4];  // transposed codes: [col][row/4]
     uint32_t scratch[kThreads / 32];
   };
 
@@ -122,10 +121,7 @@ struct CastTile {
   }
 
   // Writes the tile's codes (and per-token scale_inv entries it owns). Vector path only.
-  // `buf` alternates between calls: the barrier of tile i + 1 orders tile i's shared-memory reads
-  // before tile i + 2 overwrites the same buffer.
-  __device__ static void store(const TileMatrix& m, const TileScales& s, int64_t tr, int64_t tc, const Loaded& L, Smem& sm,
-                               int buf) {
+  __device__ static void store(const TileMatrix& m, const TileScales& s, int64_t tr, int64_t tc, const Loaded& L, Smem& sm) {
     const int rg = row_group(), cv = col_vec();
     const int64_t r0 = tr * kRows + rg * kRowsPerThread, c0 = tc * kCols + cv * V;
     const bool col_ok = c0 < m.cols;
@@ -159,7 +155,7 @@ struct CastTile {
         const uint32_t lo = fp8x2<kE4M3>(num::mul_rn(value(L, 4 * w, e), sc), num::mul_rn(value(L, 4 * w + 1, e), sc));
         const uint32_t hi = fp8x2<kE4M3>(num::mul_rn(value(L, 4 * w + 2, e), sc), num::mul_rn(value(L, 4 * w + 3, e), sc));
         const int word = rg * (kRowsPerThread / 4) + w;
-        sm.t[buf][cv * V + e][swizzle(cv * V + e, word / 4) * 4 + word % 4] = lo | (hi << 16);
+        sm.t[cv * V + e][swizzle(cv * V + e, word / 4) * 4 + word % 4] = lo | (hi << 16);
       }
     }
     __syncthreads();
@@ -168,8 +164,9 @@ struct CastTile {
       const int64_t c = tc * kCols + tcol, r = tr * kRows + q * 16;
       if (c < m.cols && r < m.rows)  // rows % 16 == 0 here: a chunk is all in or all out
         *reinterpret_cast<uint4*>(m.col_codes + c * m.rows + r) =
-            *reinterpret_cast<const uint4*>(&sm.t[buf][tcol][swizzle(tcol, q) * 4]);
+            *reinterpret_cast<const uint4*>(&sm.t[tcol][swizzle(tcol, q) * 4]);
     }
+    __syncthreads();  // the next tile reuses sm.t
   }
 
   // Scalar path for one tile: any shape and alignment. Returns the tile's amax bits (this

@@ -44,7 +44,6 @@ __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlock
     acc = 0;
   };
   typename CT::Loaded cur;
-  int buf = 0;
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const TileJob job = src.job(tile);
     const bool vec = CT::vector_ok(job.m);  // per matrix: group members differ
@@ -62,8 +61,7 @@ __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlock
       }
       if (vec) {
         if (folds) acc = max(acc, CT::amax_of(cur));
-        CT::store(job.m, job.s, job.tr, job.tc, cur, sm, buf);
-        buf ^= 1;
+        CT::store(job.m, job.s, job.tr, job.tc, cur, sm);
       } else {
         acc = max(acc, CT::scalar(job.m, job.s, job.tr, job.tc, false));
       }
