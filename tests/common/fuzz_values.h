@@ -93,7 +93,8 @@ inline std::vector<uint8_t> encode(const std::vector<float>& v, lowp_dtype t) {
       std::memcpy(&out[4 * i], &v[i], 4);
     } else {
       const uint16_t h = t == LOWP_DTYPE_BFLOAT16 ? float_to_bf16(v[i]) : float_to_f16(v[i]);
-      std::memcpy(&out[2 * i], &h, 2);
+      out[2 * i] = static_cast<uint8_t>(h & 0xFF);  // little-endian, byte by byte (GCC 13
+      out[2 * i + 1] = static_cast<uint8_t>(h >> 8);  // misreads a 2-byte memcpy as an overflow)
     }
   }
   return out;
