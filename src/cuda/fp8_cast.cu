@@ -66,12 +66,12 @@ lowp_status run(const Fp8QuantizeArgs& a, cudaStream_t st) {
       LOWP_TRY(check_cuda(cudaMemsetAsync(a.amax, 0, sizeof(float), st), "fp8 cast: memset amax"));
       SingleSource pass = src;
       pass.amax_pass = true;
-      LOWP_TRY((launch_tile_loop<T, kE4M3, kAct, LoopMode::kAmax>(pass, pass.n_tiles, st, "fp8 dact amax pass")));
+      LOWP_TRY((launch_tile_loop<T, kE4M3, kAct, LoopMode::kAmax>(pass, pass.n_tiles, true, st, "fp8 dact amax pass")));
     }
   }
   if (a.scaling == LOWP_SCALING_PER_TOKEN)
     LOWP_TRY(amax_per_token(a.x, src.s.row_amax ? a.row_amax : nullptr, src.s.col_amax ? a.col_amax : nullptr, st));
-  return launch_tile_loop<T, kE4M3, kAct, LoopMode::kCast>(src, src.n_tiles, st, "fp8 cast");
+  return launch_tile_loop<T, kE4M3, kAct, LoopMode::kCast>(src, src.n_tiles, true, st, "fp8 cast");
 }
 
 template <typename T, bool kE4M3>

@@ -208,9 +208,9 @@ lowp_status quantize(const GroupedFp8Args& a, cudaStream_t s) {
   if (current) {
     GroupSource pass = src;
     pass.amax_pass = true;
-    LOWP_TRY((launch_tile_loop<T, kE4M3, kAct, LoopMode::kAmax>(pass, kManyTiles, s, "grouped amax pass")));
+    LOWP_TRY((launch_tile_loop<T, kE4M3, kAct, LoopMode::kAmax>(pass, kManyTiles, false, s, "grouped amax pass")));
   }
-  return launch_tile_loop<T, kE4M3, kAct, LoopMode::kCast>(src, kManyTiles, s, "grouped fp8 cast");
+  return launch_tile_loop<T, kE4M3, kAct, LoopMode::kCast>(src, kManyTiles, false, s, "grouped fp8 cast");
 }
 
 template <typename T, bool kE4M3>
@@ -237,7 +237,7 @@ lowp_status amax_op(const GroupedFp8Args& a, cudaStream_t s) {
   GroupSource src{L, ws + 2, ws + 1, static_cast<const uint8_t*>(a.x), nullptr, dtype_bytes(a.in_dtype), nullptr,
                   nullptr, LOWP_SCALING_CURRENT, nullptr, nullptr, nullptr, a.amax, a.amax_stride, 448.0f, 0.0f,
                   false, true};
-  return launch_tile_loop<T, true, kActNone, LoopMode::kAmax>(src, kManyTiles, s, "grouped amax");
+  return launch_tile_loop<T, true, kActNone, LoopMode::kAmax>(src, kManyTiles, false, s, "grouped amax");
 }
 
 // Grouped dequantize: elementwise per member (one scale each), over the same tile index space:

@@ -72,19 +72,25 @@ __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlock
   if (acc_target != nullptr) flush();
 }
 
-// Launches the loop on a persistent grid: as many blocks as fit on the GPU at once (cached per
-// instantiation), at most `max_tiles` (an upper bound of src.tiles()).
+// Launches the loop. When the host knows the tile count (`exact`), one block per tile: the
+// hardware scheduler balances the tail. Otherwise (group layouts in device memory) a persistent
+// grid: as many blocks as fit on the GPU at once (cached per instantiation), at most
+// `max_tiles` (an upper bound of src.tiles()).
 template <typename T, bool kE4M3, int kAct, LoopMode kMode, typename Source>
-lowp_status launch_tile_loop(const Source& src, int64_t max_tiles, cudaStream_t stream, const char* op) {
+lowp_status launch_tile_loop(const Source& src, int64_t max_tiles, bool exact, cudaStream_t stream, const char* op) {
   constexpr int kThreads = CastTile<T, kE4M3, kAct>::kThreads;
   const auto kernel = tile_loop_kernel<T, kE4M3, kAct, kMode, Source>;
-  static int per_sm = 0;
-  if (per_sm == 0) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess || n < 1) n = 1;
-    per_sm = n;
+  int64_t grid = max_tiles;
+  if (!exact) {
+    static int per_sm = 0;
+    if (per_sm == 0) {
+      int n = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess || n < 1) n = 1;
+      per_sm = n;
+    }
+    grid = std::min<int64_t>(max_tiles, int64_t{per_sm} * sm_count());
   }
-  const int64_t grid = std::max<int64_t>(1, std::min<int64_t>(max_tiles, int64_t{per_sm} * sm_count()));
+  grid = std::max<int64_t>(1, grid);
   kernel<<<static_cast<unsigned>(grid), kThreads, 0, stream>>>(src);
   return check_launch(op);
 }
