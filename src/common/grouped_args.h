@@ -47,8 +47,12 @@ struct GroupedDequantizeArgs {
   void* workspace;
 };
 
-// Workspace words: [0] layout status (0 ok, else bad member + 1), [1] total tiles,
-// [2, 2 + N] tile prefix sums, then 3N words for host layout arrays copied to the device.
-inline size_t grouped_workspace_bytes(int64_t n) { return sizeof(int64_t) * static_cast<size_t>(2 + (n + 1) + 3 * n); }
+// Workspace words: [0] layout status (0 ok, else bad member + 1), [1] total tiles, [2], [3] tile
+// claim counters of the two tile loops of one call, [4, 4 + N] tile prefix sums, then 3N words
+// for host layout arrays copied to the device.
+constexpr int64_t kGroupedWsHeader = 4;
+inline size_t grouped_workspace_bytes(int64_t n) {
+  return sizeof(int64_t) * static_cast<size_t>(kGroupedWsHeader + (n + 1) + 3 * n);
+}
 
 }  // namespace lowp

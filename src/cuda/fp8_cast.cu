@@ -14,6 +14,7 @@ constexpr int64_t kTileRows = kCastTileRows, kTileCols = kCastTileCols;
 
 // One matrix, tiles numbered row-major over the tile grid.
 struct SingleSource {
+  static constexpr bool kClaimsTiles = false;  // one block per tile
   TileMatrix m;
   TileScales s;
   lowp_scaling scaling;

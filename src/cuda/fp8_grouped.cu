@@ -68,10 +68,11 @@ __global__ void __launch_bounds__(kPrepThreads) prep_kernel(PrepParams p) {
   const Layout& L = p.L;
   int64_t* status = p.ws;
   int64_t* total_tiles = p.ws + 1;
-  int64_t* prefix = p.ws + 2;
+  int64_t* prefix = p.ws + kGroupedWsHeader;
   if (threadIdx.x == 0) {
     carry = 0;
     first_bad = ULLONG_MAX;
+    p.ws[2] = p.ws[3] = 0;  // tile claim counters
   }
   __syncthreads();
   for (int64_t base = 0; base < L.n; base += kPrepThreads) {
@@ -126,11 +127,14 @@ __global__ void __launch_bounds__(kPrepThreads) prep_kernel(PrepParams p) {
   }
 }
 
-// Tile source over the members of a group.
+// Tile source over the members of a group. Blocks claim tiles from a counter (dynamic
+// balance: the tile count is only known on the device, so the grid is persistent).
 struct GroupSource {
+  static constexpr bool kClaimsTiles = true;
   Layout L;
   const int64_t* prefix;
   const int64_t* total_tiles;
+  unsigned long long* claim_counter;
   const uint8_t* x;
   const uint8_t* act;
   int64_t elem_bytes;
@@ -174,7 +178,7 @@ struct GroupSource {
 lowp_status device_layout(const GroupLayout& g, int64_t* ws, cudaStream_t s, Layout* out) {
   *out = {g.n, g.total_elements, g.first, g.last, g.offsets};
   if (g.on_device) return LOWP_SUCCESS;
-  int64_t* copy = ws + 2 + (g.n + 1);
+  int64_t* copy = ws + kGroupedWsHeader + (g.n + 1);
   const size_t bytes = sizeof(int64_t) * g.n;
   LOWP_TRY(check_cuda(cudaMemcpyAsync(copy, g.first, bytes, cudaMemcpyHostToDevice, s), "grouped: copy first_dims"));
   LOWP_TRY(check_cuda(cudaMemcpyAsync(copy + g.n, g.last, bytes, cudaMemcpyHostToDevice, s), "grouped: copy last_dims"));
@@ -202,11 +206,14 @@ lowp_status quantize(const GroupedFp8Args& a, cudaStream_t s) {
   LOWP_TRY(prep({L, ws, current ? PrepMode::kCastCurrent : PrepMode::kCastDelayed, a.scale, a.scale, a.scale_inv,
                  a.amax, a.amax_stride, fp8_max, a.amax_epsilon, a.power_of_two_scale},
                 s));
-  GroupSource src{L, ws + 2, ws + 1, static_cast<const uint8_t*>(a.x), static_cast<const uint8_t*>(a.act_input),
-                  dtype_bytes(a.in_dtype), a.row_codes, a.col_codes, a.scaling, a.scale, a.scale, a.scale_inv,
-                  a.amax, a.amax_stride, fp8_max, a.amax_epsilon, a.power_of_two_scale, false};
+  auto* counters = reinterpret_cast<unsigned long long*>(ws + 2);
+  GroupSource src{L, ws + kGroupedWsHeader, ws + 1, counters + 1, static_cast<const uint8_t*>(a.x),
+                  static_cast<const uint8_t*>(a.act_input), dtype_bytes(a.in_dtype), a.row_codes, a.col_codes,
+                  a.scaling, a.scale, a.scale, a.scale_inv, a.amax, a.amax_stride, fp8_max, a.amax_epsilon,
+                  a.power_of_two_scale, false};
   if (current) {
     GroupSource pass = src;
+    pass.claim_counter = counters;
     pass.amax_pass = true;
     LOWP_TRY((launch_tile_loop<T, kE4M3, kAct, LoopMode::kAmax>(pass, kManyTiles, false, s, "grouped amax pass")));
   }
@@ -234,7 +241,8 @@ lowp_status amax_op(const GroupedFp8Args& a, cudaStream_t s) {
   Layout L;
   LOWP_TRY(device_layout(a.layout, ws, s, &L));
   LOWP_TRY(prep({L, ws, PrepMode::kAmax, nullptr, nullptr, nullptr, a.amax, a.amax_stride, 448.0f, 0.0f, false}, s));
-  GroupSource src{L, ws + 2, ws + 1, static_cast<const uint8_t*>(a.x), nullptr, dtype_bytes(a.in_dtype), nullptr,
+  GroupSource src{L, ws + kGroupedWsHeader, ws + 1, reinterpret_cast<unsigned long long*>(ws + 2),
+                  static_cast<const uint8_t*>(a.x), nullptr, dtype_bytes(a.in_dtype), nullptr,
                   nullptr, LOWP_SCALING_CURRENT, nullptr, nullptr, nullptr, a.amax, a.amax_stride, 448.0f, 0.0f,
                   false, true};
   return launch_tile_loop<T, true, kActNone, LoopMode::kAmax>(src, kManyTiles, false, s, "grouped amax");
@@ -270,7 +278,7 @@ __global__ void __launch_bounds__(256) grouped_dequantize_kernel(GroupedDequanti
 template <typename OutRaw, bool kE4M3>
 lowp_status dequantize_launch(const GroupedDequantizeArgs& a, const Layout& L, int64_t* ws, cudaStream_t s) {
   const int grid = sm_count() * 8;
-  grouped_dequantize_kernel<OutRaw, kE4M3><<<grid, 256, 0, s>>>(a, L, ws + 2, ws + 1);
+  grouped_dequantize_kernel<OutRaw, kE4M3><<<grid, 256, 0, s>>>(a, L, ws + kGroupedWsHeader, ws + 1);
   return check_launch("grouped dequantize kernel");
 }
 

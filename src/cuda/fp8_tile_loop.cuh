@@ -44,7 +44,9 @@ __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlock
     acc = 0;
   };
   typename CT::Loaded cur;
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  __shared__ int64_t claimed[2];  // alternating slots: one barrier per claim suffices
+  int slot = 0;
+  for (int64_t tile = blockIdx.x; tile < tiles;) {
     const TileJob job = src.job(tile);
     const bool vec = CT::vector_ok(job.m);  // per matrix: group members differ
     if (vec) CT::load(job.m, job.tr, job.tc, cur);
@@ -67,6 +69,14 @@ __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlock
       }
     } else {
       acc = max(acc, vec ? CT::amax_of(cur) : CT::scalar(job.m, job.s, job.tr, job.tc, true));
+    }
+    if constexpr (Source::kClaimsTiles) {
+      if (threadIdx.x == 0) claimed[slot] = gridDim.x + static_cast<int64_t>(atomicAdd(src.claim_counter, 1ull));
+      __syncthreads();
+      tile = claimed[slot];
+      slot ^= 1;
+    } else {
+      tile += gridDim.x;
     }
   }
   if (acc_target != nullptr) flush();
