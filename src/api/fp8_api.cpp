@@ -49,25 +49,6 @@ lowp_status check_recipe(lowp_dtype dtype, lowp_scaling scaling, const char* nam
   return LOWP_SUCCESS;
 }
 
-lowp_status check_config_for_fp8(const lowp_quant_config& c) {
-  if (!(c.amax_epsilon >= 0.0f))
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->amax_epsilon must be >= 0 (got %g)",
-                static_cast<double>(c.amax_epsilon));
-  if (c.rht || c.stochastic_rounding || c.block_2d || c.amax_estimation)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg: rht, stochastic_rounding, block_2d and amax_estimation apply to NVFP4 "
-                "recipes only; set them to 0 for FP8");
-  return LOWP_SUCCESS;
-}
-
-lowp_status check_activation(lowp_activation act) {
-  if (act == LOWP_ACTIVATION_GELU_TANH || act == LOWP_ACTIVATION_SILU || act == LOWP_ACTIVATION_RELU)
-    return LOWP_SUCCESS;
-  return fail(LOWP_ERROR_INVALID_ARGUMENT,
-              "act is %d; expected LOWP_ACTIVATION_GELU_TANH, LOWP_ACTIVATION_SILU or LOWP_ACTIVATION_RELU",
-              static_cast<int>(act));
-}
-
 // lowp_quantize and lowp_quantize_dact (act >= 0: the value is dact(act_input) * x).
 lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, lowp_quantized_tensor* q,
                      const lowp_quant_config* cfg, void* stream) {
@@ -85,9 +66,7 @@ lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, lowp_
                 static_cast<long long>(q->rows), static_cast<long long>(q->cols),
                 static_cast<long long>(x->rows), static_cast<long long>(x->cols));
   lowp_quant_config c;
-  lowp_quant_config_default(&c);
-  if (cfg != nullptr) c = *cfg;
-  LOWP_TRY(check_config_for_fp8(c));
+  LOWP_TRY(resolve_fp8_config(cfg, &c));
   const bool want_row = q->rowwise.data != nullptr;
   const bool want_col = q->columnwise.data != nullptr;
   if (!want_row && !want_col)

@@ -95,17 +95,6 @@ lowp_status check_outputs(const lowp_grouped_quantized_tensor* q, int64_t n) {
   return check_aligned(q->amax, 4, "q->amax");
 }
 
-lowp_status check_config(const lowp_quant_config* cfg, lowp_quant_config* out) {
-  lowp_quant_config_default(out);
-  if (cfg != nullptr) *out = *cfg;
-  if (!(out->amax_epsilon >= 0.0f))
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->amax_epsilon must be >= 0");
-  if (out->rht || out->stochastic_rounding || out->block_2d || out->amax_estimation)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg: rht, stochastic_rounding, block_2d and amax_estimation apply to NVFP4 recipes only");
-  return LOWP_SUCCESS;
-}
-
 lowp_status grouped_quantize(const lowp_grouped_tensor* x, const void* act_input, int act,
                              lowp_grouped_quantized_tensor* q, const lowp_quant_config* cfg, void* ws,
                              size_t ws_bytes, void* stream) {
@@ -115,7 +104,7 @@ lowp_status grouped_quantize(const lowp_grouped_tensor* x, const void* act_input
   if (q->rowwise_data == nullptr && q->columnwise_data == nullptr)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "q->rowwise_data and q->columnwise_data are both NULL; request at least one");
   lowp_quant_config c;
-  LOWP_TRY(check_config(cfg, &c));
+  LOWP_TRY(resolve_fp8_config(cfg, &c));
   LOWP_TRY(check_aligned(act_input, dtype_bytes(x->dtype), "act_input"));
   MemorySpace space;
   LOWP_TRY(check_same_space({{x->data, "x->data"}, {act_input, "act_input"}, {q->rowwise_data, "q->rowwise_data"},
@@ -172,9 +161,7 @@ lowp_status lowp_grouped_quantize_dact(const lowp_grouped_tensor* grad, const vo
                                        const lowp_quant_config* cfg, void* workspace, size_t workspace_bytes,
                                        void* stream) {
   LOWP_TRY(check_not_null(act_input, "act_input"));
-  if (act != LOWP_ACTIVATION_GELU_TANH && act != LOWP_ACTIVATION_SILU && act != LOWP_ACTIVATION_RELU)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "act is %d; expected LOWP_ACTIVATION_GELU_TANH, _SILU or _RELU",
-                static_cast<int>(act));
+  LOWP_TRY(check_activation(act));
   return grouped_quantize(grad, act_input, act, q, cfg, workspace, workspace_bytes, stream);
 }
 

@@ -30,3 +30,11 @@ namespace lowp {
 // `p` (if not NULL) is a multiple of `alignment` bytes.
 lowp_status check_aligned(const void* p, int64_t alignment, const char* name);
 }  // namespace lowp
+
+namespace lowp {
+// Copies *cfg (NULL: the defaults) into *out and checks it for an FP8 recipe: amax_epsilon >= 0
+// and no NVFP4-only knob set.
+lowp_status resolve_fp8_config(const lowp_quant_config* cfg, lowp_quant_config* out);
+// act is one of the lowp_activation values.
+lowp_status check_activation(lowp_activation act);
+}  // namespace lowp
