@@ -166,6 +166,28 @@ inline std::string jnum(double v) {
   return b;
 }
 
+// Opens run.json_path and writes the fields every benchmark's JSON starts with (up to the
+// copy bandwidth). Returns nullptr (after a message) when there is no path or it cannot be written.
+inline FILE* open_json_with_header(const RunInfo& run, bool complete) {
+  if (run.json_path.empty()) return nullptr;
+  FILE* f = std::fopen(run.json_path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "%s: cannot write %s: %s\n", g_prog, run.json_path.c_str(), std::strerror(errno));
+    return nullptr;
+  }
+  std::fprintf(f, "{\n  \"bench\": \"%s\",\n  \"lowp_version\": \"%s\",\n", g_prog, lowp_version());
+  std::fprintf(f, "  \"complete\": %s,\n", complete ? "true" : "false");
+  std::fprintf(f, "  \"device\": \"%s\",\n  \"sms\": %d,\n  \"l2_mb\": %s,\n",
+               json_escape(run.device).c_str(), run.sms, jnum(run.l2_mb).c_str());
+  std::fprintf(f, "  \"reps\": %d,\n  \"batch\": %d,\n", run.reps, run.batch);
+  std::fprintf(f,
+               "  \"copy\": {\"buffer_gb\": %s, \"gbps_start\": %s, \"gbps_end\": %s, "
+               "\"gbps\": %s, \"bytes_counted\": \"read + written\"},\n",
+               jnum(run.copy_buffer_gb).c_str(), jnum(run.copy_gbps_start).c_str(),
+               jnum(run.copy_gbps_end).c_str(), jnum(run.copy_gbps()).c_str());
+  return f;
+}
+
 inline std::string jstats(const Stats& s) {
   return "{\"median_ms\": " + jnum(s.median_ms) + ", \"min_ms\": " + jnum(s.min_ms) +
          ", \"max_ms\": " + jnum(s.max_ms) + "}";

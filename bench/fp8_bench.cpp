@@ -75,25 +75,9 @@ double headline_ms(const Row& r, bool* from_eager) {
 }
 
 void write_json(bool complete) {
-  if (g_run.json_path.empty()) return;
-  FILE* f = std::fopen(g_run.json_path.c_str(), "w");
-  if (f == nullptr) {
-    std::fprintf(stderr, "lowp_bench_fp8: cannot write %s: %s\n", g_run.json_path.c_str(),
-                 std::strerror(errno));
-    return;
-  }
+  FILE* f = open_json_with_header(g_run, complete);
+  if (f == nullptr) return;
   const double cbw = g_run.copy_gbps();
-  std::fprintf(f, "{\n  \"bench\": \"lowp_bench_fp8\",\n  \"lowp_version\": \"%s\",\n",
-               lowp_version());
-  std::fprintf(f, "  \"complete\": %s,\n", complete ? "true" : "false");
-  std::fprintf(f, "  \"device\": \"%s\",\n  \"sms\": %d,\n  \"l2_mb\": %s,\n",
-               json_escape(g_run.device).c_str(), g_run.sms, jnum(g_run.l2_mb).c_str());
-  std::fprintf(f, "  \"reps\": %d,\n  \"batch\": %d,\n", g_run.reps, g_run.batch);
-  std::fprintf(f,
-               "  \"copy\": {\"buffer_gb\": %s, \"gbps_start\": %s, \"gbps_end\": %s, "
-               "\"gbps\": %s, \"bytes_counted\": \"read + written\"},\n",
-               jnum(g_run.copy_buffer_gb).c_str(), jnum(g_run.copy_gbps_start).c_str(),
-               jnum(g_run.copy_gbps_end).c_str(), jnum(cbw).c_str());
   std::fprintf(f, "  \"rows\": [");
   for (size_t i = 0; i < g_run.rows.size(); ++i) {
     const Row& r = g_run.rows[i];
