@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "backend/nvfp4_fixture.h"
+#include "nvfp4_fixture.h"
 
 using namespace lowp_test;
 

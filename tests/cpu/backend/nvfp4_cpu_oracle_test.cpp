@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "backend/nvfp4_fixture.h"
+#include "nvfp4_fixture.h"
 
 using namespace lowp_test;
 namespace orc = nvfp4_oracle;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "backend/nvfp4_oracle.h"
+#include "nvfp4_oracle.h"
 #include "common/compare.h"
 #include "common/fuzz_values.h"
 #include "lowp/lowp.h"

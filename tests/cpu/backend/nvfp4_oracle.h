@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend/fp8_quant_fixture.h"  // e4m3_value: independent E4M3 decoder
+#include "fp8_quant_fixture.h"  // e4m3_value: independent E4M3 decoder
 #include "common/fuzz_values.h"
 
 namespace nvfp4_oracle {
