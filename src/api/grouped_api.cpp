@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/backends.h"
+#include "common/group_layout_rules.h"
 #include "error.h"
 #include "validate.h"
 
@@ -11,23 +12,22 @@ namespace {
 
 // Host-memory layouts are checked here, member by member; device-memory layouts on the device.
 lowp_status check_host_layout(const GroupLayout& L, const char* name) {
-  int64_t prev_end = 0;
   for (int64_t t = 0; t < L.n; ++t) {
     const int64_t f = L.first[t], l = L.last[t], o = L.offsets[t];
     if (f < 0 || l < 0)
       return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s member %lld has negative dims %lld x %lld", name,
                   static_cast<long long>(t), static_cast<long long>(f), static_cast<long long>(l));
-    if (o < prev_end)
+    if (t > 0 && !member_after(o, L.first[t - 1], L.last[t - 1], L.offsets[t - 1]))
       return fail(LOWP_ERROR_INVALID_ARGUMENT,
                   "%s member %lld starts at element %lld, inside the previous member (which ends at %lld); "
                   "members must be in order without overlap",
-                  name, static_cast<long long>(t), static_cast<long long>(o), static_cast<long long>(prev_end));
-    if (o > L.total_elements || (f > 0 && l > (L.total_elements - o) / f))
+                  name, static_cast<long long>(t), static_cast<long long>(o),
+                  static_cast<long long>(L.offsets[t - 1] + L.first[t - 1] * L.last[t - 1]));
+    if (!member_in_bounds(f, l, o, L.total_elements))
       return fail(LOWP_ERROR_INVALID_ARGUMENT,
                   "%s member %lld (%lld x %lld at element %lld) runs past total_elements %lld", name,
                   static_cast<long long>(t), static_cast<long long>(f), static_cast<long long>(l),
                   static_cast<long long>(o), static_cast<long long>(L.total_elements));
-    prev_end = o + f * l;
   }
   return LOWP_SUCCESS;
 }

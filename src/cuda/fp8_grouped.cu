@@ -13,6 +13,7 @@
 
 #include "common.cuh"
 #include "common/backends.h"
+#include "common/group_layout_rules.h"
 #include "fp8_tile_loop.cuh"
 
 namespace lowp::cuda {
@@ -80,11 +81,11 @@ __global__ void __launch_bounds__(kPrepThreads) prep_kernel(PrepParams p) {
     long long tiles = 0;
     if (t < L.n) {
       const int64_t f = L.first[t], l = L.last[t], o = L.offsets[t];
-      bool ok = f >= 0 && l >= 0 && o >= 0 && o <= L.total && (f == 0 || l <= (L.total - o) / f);
+      bool ok = member_in_bounds(f, l, o, L.total);
       if (ok && t > 0) {
         const int64_t pf = L.first[t - 1], pl = L.last[t - 1], po = L.offsets[t - 1];
-        const bool prev_ok = pf >= 0 && pl >= 0 && po >= 0 && po <= L.total && (pf == 0 || pl <= (L.total - po) / pf);
-        ok = !prev_ok || o >= po + pf * pl;  // a bad predecessor is reported on its own
+        // A bad predecessor is reported on its own.
+        ok = !member_in_bounds(pf, pl, po, L.total) || member_after(o, pf, pl, po);
       }
       if (ok) tiles = tiles_of(f, l);
       else atomicMin(&first_bad, static_cast<unsigned long long>(t));
