@@ -6,9 +6,13 @@
 
 #if defined(__CUDACC__)
 #define LOWP_HD __host__ __device__ __forceinline__
-#define LOWP_UNROLL _Pragma("unroll")
 #else
 #define LOWP_HD inline
+#endif
+// Only the device pass knows the pragma (the host compiler would warn about it).
+#if defined(__CUDA_ARCH__)
+#define LOWP_UNROLL _Pragma("unroll")
+#else
 #define LOWP_UNROLL
 #endif
 

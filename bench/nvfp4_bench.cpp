@@ -1,0 +1,341 @@
+// lowp_bench_nvfp4: the NVFP4 quantization ops of the lowp C API, timed against the
+// device-to-device copy bandwidth measured in the same run.
+//
+// Ops (bf16 input x[M][K], rowwise + columnwise codes, compact scales unless named):
+//   rn          per-tensor cast, amax given (the encode kernel alone), round to nearest
+//   rht         the same with RHT16 on the columnwise copy
+//   rht_sr      RHT + stochastic rounding
+//   2d          16x16 block scales (weights)
+//   swz         rn with the scales written swizzled (fused)
+//   pipe_exact  the whole columnwise-RHT recipe: amax pass + exact post-RHT amax pass + cast
+//   pipe_est    the same with amax estimation: amax pass + cast (no post-RHT amax pass)
+//   dequant     lowp_dequantize of the rowwise copy to bf16
+//   swizzle     lowp_nvfp4_swizzle_scales of the rowwise scales (compact -> swizzled)
+//
+// Bytes that must move per element of x (the floor): codes 0.5 per copy, scales 1/16 per copy.
+//   cast ops    2 (read x) + 2 x (0.5 + 1/16)                    = 3.125 B
+//   pipe_exact  3 reads of x (amax, RHT amax, cast) + 1.125      = 7.125 B
+//   pipe_est    2 reads of x (amax, cast) + 1.125                = 5.125 B
+//   dequant     0.5 + 1/16 (read codes, scales) + 2 (write bf16) = 2.5625 B
+//   swizzle     2 x 1/16 (read and write the rowwise scales)     = 0.125 B
+// frac = (floor / time) / copy bandwidth (read + write of a large D2D cudaMemcpyAsync, the
+// better of a measurement at the start and one at the end of the run).
+//
+// Method: CUDA events, median of --reps samples, each sample a batch of calls rotating over
+// buffer sets whose inputs together are >= 4x L2. Columns: eager and CUDA-graph replay; GB/s and
+// frac use the graph time (eager, marked *, when the capture failed).
+//
+// Usage: lowp_bench_nvfp4 [--quick] [--m M] [--k K] [--reps N] [--batch N] [--json FILE]
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "lowp/lowp.h"
+
+namespace {
+
+using namespace lowp_bench;
+
+struct Row {
+  std::string op;
+  int64_t m = 0, k = 0;
+  double floor_bytes = 0;
+  Stats eager, graph;
+  std::string graph_error;
+};
+
+struct Run : RunInfo {
+  std::vector<Row> rows;
+};
+Run g_run;
+
+double headline_ms(const Row& r, bool* from_eager) {
+  *from_eager = std::isnan(r.graph.median_ms);
+  return *from_eager ? r.eager.median_ms : r.graph.median_ms;
+}
+
+void write_json(bool complete) {
+  FILE* f = open_json_with_header(g_run, complete);
+  if (f == nullptr) return;
+  std::fprintf(f, "  \"rows\": [");
+  for (size_t i = 0; i < g_run.rows.size(); ++i) {
+    const Row& r = g_run.rows[i];
+    bool from_eager = false;
+    const double gbps = gbps_of(r.floor_bytes, headline_ms(r, &from_eager));
+    std::fprintf(f,
+                 "%s\n    {\"op\": \"%s\", \"m\": %lld, \"k\": %lld, \"floor_bytes\": %.0f, \"eager\": %s, "
+                 "\"graph\": %s, \"graph_error\": \"%s\", \"gbps\": %s, \"gbps_from\": \"%s\", \"fraction_of_copy\": %s}",
+                 i == 0 ? "" : ",", r.op.c_str(), static_cast<long long>(r.m), static_cast<long long>(r.k),
+                 r.floor_bytes, jstats(r.eager).c_str(), jstats(r.graph).c_str(), json_escape(r.graph_error).c_str(),
+                 jnum(gbps).c_str(), from_eager ? "eager" : "graph", jnum(gbps / g_run.copy_gbps()).c_str());
+  }
+  std::fprintf(f, "\n  ],\n  \"warnings\": [");
+  for (size_t i = 0; i < g_run.warnings.size(); ++i)
+    std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(g_run.warnings[i]).c_str());
+  std::fprintf(f, "]\n}\n");
+  std::fclose(f);
+}
+
+// The time of op `name` at (m, k), graph when it captured; NaN when absent.
+double ms_of(const std::string& name, int64_t m, int64_t k) {
+  for (const Row& r : g_run.rows) {
+    bool e = false;
+    if (r.op == name && r.m == m && r.k == k) return headline_ms(r, &e);
+  }
+  return NAN;
+}
+
+void print_table() {
+  const double cbw = g_run.copy_gbps();
+  std::printf("\n== lowp_bench_nvfp4 (lowp %s) on %s: %d SMs, L2 %.1f MB ==\n", lowp_version(), g_run.device.c_str(),
+              g_run.sms, g_run.l2_mb);
+  std::printf("copy D2D read+write: start %.0f GB/s, end %.0f GB/s -> %.0f GB/s\n", g_run.copy_gbps_start,
+              g_run.copy_gbps_end, cbw);
+  std::printf("floor B/elem: cast 3.125, pipe_exact 7.125, pipe_est 5.125, dequant 2.5625, swizzle 0.125\n");
+  std::printf("median of %d samples, ms per call; GB/s = floor/time (graph; * = eager); frac = GB/s / copy\n", g_run.reps);
+  std::printf("%-10s %6s %5s %9s %9s %7s %6s\n", "op", "M", "K", "eager_ms", "graph_ms", "GB/s", "frac");
+  for (const Row& r : g_run.rows) {
+    bool from_eager = false;
+    const double gbps = gbps_of(r.floor_bytes, headline_ms(r, &from_eager));
+    std::printf("%-10s %6lld %5lld %9.4f %9s %6.0f%s %6.3f\n", r.op.c_str(), static_cast<long long>(r.m),
+                static_cast<long long>(r.k), r.eager.median_ms,
+                r.graph_error.empty() ? std::to_string(r.graph.median_ms).substr(0, 9).c_str() : "failed", gbps,
+                from_eager ? "*" : " ", gbps / cbw);
+  }
+  // The saving of amax estimation on the columnwise-RHT pipeline, per shape.
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  for (const Row& r : g_run.rows)
+    if (std::find(shapes.begin(), shapes.end(), std::make_pair(r.m, r.k)) == shapes.end()) shapes.push_back({r.m, r.k});
+  for (const auto& [m, k] : shapes) {
+    const double ex = ms_of("pipe_exact", m, k), es = ms_of("pipe_est", m, k);
+    if (!std::isnan(ex) && !std::isnan(es))
+      std::printf("estimation saves %.1f%% of the RHT pipeline at %lldx%lld (%.4f -> %.4f ms)\n", 100.0 * (1.0 - es / ex),
+                  static_cast<long long>(m), static_cast<long long>(k), ex, es);
+  }
+  for (const std::string& w : g_run.warnings) std::printf("WARNING: %s\n", w.c_str());
+  std::fflush(stdout);
+}
+
+void dump_partial() {
+  if (!g_run.rows.empty()) {
+    print_table();
+    write_json(false);
+  }
+}
+
+struct Options {
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  int reps = 30, batch = 10;
+  std::string json;
+};
+
+[[noreturn]] void usage(int code) {
+  std::fprintf(code == 0 ? stdout : stderr,
+               "usage: lowp_bench_nvfp4 [--quick] [--m M] [--k K] [--reps N] [--batch N] [--json FILE]\n"
+               "  default sweep: M in {1024,...,32768} x K in {2048,4096,8192}; --quick: 16384x8192, 4096x4096\n");
+  std::exit(code);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  bool quick = false;
+  int64_t m = 0, k = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage(2);
+      return argv[++i];
+    };
+    if (a == "--quick") quick = true;
+    else if (a == "--m") m = parse_int("--m", value(), usage);
+    else if (a == "--k") k = parse_int("--k", value(), usage);
+    else if (a == "--reps") o.reps = static_cast<int>(parse_int("--reps", value(), usage));
+    else if (a == "--batch") o.batch = static_cast<int>(parse_int("--batch", value(), usage));
+    else if (a == "--json") o.json = value();
+    else if (a == "-h" || a == "--help") usage(0);
+    else usage(2);
+  }
+  std::vector<int64_t> ms = {1024, 2048, 4096, 8192, 16384, 32768}, ks = {2048, 4096, 8192};
+  if (quick && m == 0 && k == 0) {
+    o.shapes = {{16384, 8192}, {4096, 4096}};
+    return o;
+  }
+  if (m != 0) ms = {m};
+  if (k != 0) ks = {k};
+  for (int64_t mm : ms)
+    for (int64_t kk : ks) o.shapes.push_back({mm, kk});
+  return o;
+}
+
+// Arenas shared by every shape: x (bf16), both code copies, both scale arrays, dequant output.
+struct Arenas {
+  size_t elems = 0;
+  uint16_t* x = nullptr;
+  uint8_t *row = nullptr, *col = nullptr, *row_s = nullptr, *col_s = nullptr, *swz = nullptr;
+  uint16_t* out = nullptr;
+  float* amax = nullptr;  // 4 floats per set
+  uint64_t* rng = nullptr;
+};
+
+struct Set {
+  lowp_tensor x, out;
+  lowp_quantized_tensor q;
+  uint8_t* swz;
+  int64_t row_scale_rows, row_blocks;
+};
+
+void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t l2_bytes, cudaStream_t stream) {
+  const size_t n = static_cast<size_t>(M) * static_cast<size_t>(K);
+  const size_t stride = round_up(n, 1024);
+  const size_t scale_stride = round_up(n / 16 + 128 * 1024, 1024);  // >= either padded scale array
+  const int nbuf = static_cast<int>(std::min<size_t>({std::max<size_t>(2, (4 * l2_bytes + 2 * n - 1) / (2 * n)),
+                                                      A.elems / stride, 64}));
+  if (nbuf < 1) fatal("shape %lldx%lld does not fit the arenas", (long long)M, (long long)K);
+  const int calls = static_cast<int>(round_up(static_cast<size_t>(std::max(o.batch, nbuf)), static_cast<size_t>(nbuf)));
+  std::vector<Set> sets(static_cast<size_t>(nbuf));
+  for (int s = 0; s < nbuf; ++s) {
+    Set& t = sets[static_cast<size_t>(s)];
+    const size_t off = static_cast<size_t>(s) * stride, soff = static_cast<size_t>(s) * scale_stride;
+    t.x = {A.x + off, LOWP_DTYPE_BFLOAT16, M, K};
+    t.out = {A.out + off, LOWP_DTYPE_BFLOAT16, M, K};
+    t.q = {};
+    t.q.dtype = LOWP_DTYPE_E2M1;
+    t.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR;
+    t.q.rows = M;
+    t.q.cols = K;
+    t.q.rowwise = {A.row + off / 2, A.row_s + soff, A.amax + 4 * s};
+    t.q.columnwise = {A.col + off / 2, A.col_s + soff, A.amax + 4 * s + 1};
+    t.swz = A.swz + soff;
+    t.row_scale_rows = M;
+    t.row_blocks = K / 16;
+  }
+  void* st = stream;
+  auto cfg_of = [](int kind) {  // 0 rn, 1 rht, 2 rht_sr, 3 2d, 4 exact pipe, 5 est pipe
+    lowp_quant_config c;
+    lowp_quant_config_default(&c);
+    c.amax_given = kind <= 3;
+    c.rht = kind == 1 || kind == 2 || kind >= 4;
+    c.stochastic_rounding = kind == 2;
+    c.block_2d = kind == 3;
+    c.amax_estimation = kind == 5;
+    c.amax_estimation_factor = 2.0f;
+    return c;
+  };
+  auto quant = [&](int kind, lowp_scale_layout layout) {
+    return [&, kind, layout](int s) {
+      Set& t = sets[static_cast<size_t>(s)];
+      lowp_quant_config c = cfg_of(kind);
+      c.rng_state = A.rng;
+      t.q.scale_layout = layout;
+      return lowp_quantize(&t.x, &t.q, &c, st);
+    };
+  };
+  // Amaxes for the amax-given ops: one real pass first (not timed).
+  for (Set& t : sets) {
+    lowp_quant_config c = cfg_of(4);
+    LOWP_CHECK(lowp_quantize(&t.x, &t.q, &c, st));
+  }
+  struct Op {
+    const char* name;
+    double bytes;
+    Call call;
+  };
+  const std::vector<Op> ops = {
+      {"rn", 3.125, quant(0, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"rht", 3.125, quant(1, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"rht_sr", 3.125, quant(2, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"2d", 3.125, quant(3, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"swz", 3.125, quant(0, LOWP_SCALE_LAYOUT_SWIZZLED)},
+      {"pipe_exact", 7.125, quant(4, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"pipe_est", 5.125, quant(5, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"dequant", 2.5625,
+       [&](int s) {
+         Set& t = sets[static_cast<size_t>(s)];
+         t.q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
+         return lowp_dequantize(&t.q, LOWP_ROWWISE, &t.out, st);
+       }},
+      {"swizzle", 0.125,
+       [&](int s) {
+         Set& t = sets[static_cast<size_t>(s)];
+         return lowp_nvfp4_swizzle_scales(t.q.rowwise.scale_inv, t.swz, t.row_scale_rows, t.row_blocks, st);
+       }},
+  };
+  for (const Op& op : ops) {
+    Row r;
+    r.op = op.name;
+    r.m = M;
+    r.k = K;
+    r.floor_bytes = op.bytes * static_cast<double>(n);
+    std::snprintf(g_phase, sizeof g_phase, "%s %lldx%lld", op.name, (long long)M, (long long)K);
+    r.eager = time_eager(op.call, nbuf, calls, o.reps, stream);
+    std::string short_err, full_err;
+    if (!time_graph(op.call, nbuf, calls, o.reps, stream, &r.graph, &short_err, &full_err)) {
+      r.graph = Stats{};
+      r.graph_error = short_err;
+      g_run.notes.push_back(full_err);
+    }
+    g_run.rows.push_back(r);
+    bool e = false;
+    std::printf("  %-10s %6lld x %-5lld %.4f ms\n", op.name, (long long)M, (long long)K, headline_ms(r, &e));
+    std::fflush(stdout);
+  }
+  // Sanity: the exact post-RHT amax of set 0 is positive and finite, and the estimate is 2x A_row.
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  float am[2];
+  CUDA_CHECK(cudaMemcpy(am, A.amax, sizeof am, cudaMemcpyDeviceToHost));
+  if (!(std::isfinite(am[0]) && am[0] > 0.5f && std::isfinite(am[1]) && am[1] > 0.0f))
+    g_run.warnings.push_back("amaxes of set 0 look wrong at " + std::to_string(M) + "x" + std::to_string(K));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_prog = "lowp_bench_nvfp4";
+  const Options o = parse(argc, argv);
+  g_dump = dump_partial;
+  install_crash_handler();
+  g_run.reps = o.reps;
+  g_run.batch = o.batch;
+  g_run.json_path = o.json;
+  const size_t l2_bytes = init_device(&g_run);
+  size_t max_n = 0;
+  for (const auto& [m, k] : o.shapes) max_n = std::max(max_n, static_cast<size_t>(m) * static_cast<size_t>(k));
+  Arenas A;
+  A.elems = std::max<size_t>(size_t{1} << 30, 2 * round_up(max_n, 1024));
+  const size_t scale_bytes = (A.elems / 16 + 64 * 128 * 1024) + 4096;
+  A.x = static_cast<uint16_t*>(device_alloc(A.elems * 2, "x arena"));
+  A.out = static_cast<uint16_t*>(device_alloc(A.elems * 2, "output arena"));
+  A.row = static_cast<uint8_t*>(device_alloc(A.elems / 2, "rowwise codes"));
+  A.col = static_cast<uint8_t*>(device_alloc(A.elems / 2, "columnwise codes"));
+  A.row_s = static_cast<uint8_t*>(device_alloc(scale_bytes, "rowwise scales"));
+  A.col_s = static_cast<uint8_t*>(device_alloc(scale_bytes, "columnwise scales"));
+  A.swz = static_cast<uint8_t*>(device_alloc(scale_bytes, "swizzled scales"));
+  A.amax = static_cast<float*>(device_alloc(64 * 4 * sizeof(float), "amaxes"));
+  A.rng = static_cast<uint64_t*>(device_alloc(16, "rng state"));
+  const uint64_t rng[2] = {1234, 0};
+  CUDA_CHECK(cudaMemcpy(A.rng, rng, 16, cudaMemcpyHostToDevice));
+  fill_random(A.x, A.elems);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const size_t copy_bytes = A.elems * 2;
+  g_run.copy_buffer_gb = static_cast<double>(copy_bytes) / 1e9;
+  g_run.copy_gbps_start = measure_copy_gbps(A.out, A.x, copy_bytes, std::max(o.reps, 10), stream);
+  std::printf("lowp_bench_nvfp4: %s, copy D2D (start) %.0f GB/s\n", g_run.device.c_str(), g_run.copy_gbps_start);
+  for (const auto& [m, k] : o.shapes) bench_shape(o, A, m, k, l2_bytes, stream);
+  g_run.copy_gbps_end = measure_copy_gbps(A.out, A.x, copy_bytes, std::max(o.reps, 10), stream);
+  print_table();
+  write_json(true);
+  std::printf("KEY: copy %.0f GB/s", g_run.copy_gbps());
+  for (const char* op : {"rn", "rht", "rht_sr", "2d", "pipe_est"}) {
+    const double ms = ms_of(op, 16384, 8192);
+    if (!std::isnan(ms)) std::printf("; %s %.3f", op, gbps_of((op[0] == 'p' ? 5.125 : 3.125) * 16384.0 * 8192.0, ms) / g_run.copy_gbps());
+  }
+  std::printf("\n");
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  return g_run.warnings.empty() ? 0 : 3;
+}

@@ -1,0 +1,136 @@
+// NVFP4 kernels for any pointer alignment: one thread per 16-element block of an orientation,
+// element loads and byte stores. Slow but the same bytes as the tile path (same scalar rules);
+// taken when x is not 16-byte aligned or an output pointer is misaligned for the tile's stores.
+#include <algorithm>
+
+#include "nvfp4_launch.h"
+
+namespace lowp::cuda::nvfp4 {
+namespace {
+
+constexpr int kThreads = 256;
+
+// The 16 values of block jb of orientation row i (columnwise: x[16jb + t][i]).
+template <typename T>
+__device__ void load_block(const TileArgs& a, bool columnwise, int64_t i, int64_t jb, float (&v)[kBlock]) {
+  const auto* x = static_cast<const typename T::Raw*>(a.x);
+#pragma unroll
+  for (int t = 0; t < kBlock; ++t)
+    v[t] = to_f32<T>(columnwise ? x[(jb * kBlock + t) * a.cols + i] : x[i * a.cols + jb * kBlock + t]);
+}
+
+// amax bits of the 16 x 16 tile (ti, tj) of x (2D recipe).
+template <typename T>
+__device__ uint32_t tile16_amax(const TileArgs& a, int64_t ti, int64_t tj) {
+  const auto* x = static_cast<const typename T::Raw*>(a.x);
+  uint32_t acc = 0;
+  for (int r = 0; r < kBlock; ++r)
+    for (int c = 0; c < kBlock; ++c) acc = fold(acc, to_f32<T>(x[(ti * kBlock + r) * a.cols + tj * kBlock + c]));
+  return acc;
+}
+
+template <typename T, bool kPerToken>
+__global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool columnwise, bool rht, bool sr) {
+  const int64_t rows_o = columnwise ? a.cols : a.rows, cols_o = columnwise ? a.rows : a.cols;
+  const int64_t blocks = cols_o / kBlock, n = rows_o * blocks;
+  uint8_t* codes = columnwise ? a.col_codes : a.row_codes;
+  uint8_t* scales = columnwise ? a.col_scales : a.row_scales;
+  const float* amax = columnwise ? a.col_amax : a.row_amax;
+  const int64_t padded_cols = columnwise ? a.col_scale_cols : a.row_scale_cols;
+  const bool rht_here = columnwise && rht;
+  for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
+    const int64_t i = idx / blocks, jb = idx % blocks;
+    float v[kBlock];
+    load_block<T>(a, columnwise, i, jb, v);
+    if (rht_here) rht_block<kPerToken>(v, a.sign_mask);
+    uint32_t bits = 0;
+    for (int t = 0; t < kBlock; ++t) bits = fold(bits, v[t]);
+    if (a.block_2d) bits = tile16_amax<T>(a, columnwise ? jb : i / kBlock, columnwise ? i / kBlock : jb);
+    float b = __uint_as_float(bits);
+    if (kPerToken && rht_here) b = num::mul_rn(b, 0.25f);
+    const OuterScale o = outer_scale<kPerToken>(kPerToken ? amax[i] : *amax);
+    const uint32_t s = block_scale_code(b, o.s_enc6);
+    float m = multiplier<kPerToken>(s, o);
+    const bool zero_block = kPerToken && m == 0.0f;
+    if (kPerToken && rht_here) m = num::mul_rn(m, 0.25f);
+    uint4 rnd{};
+    if (sr) rnd = num::sr_block_bits(a.rng_state[0], a.rng_state[1], static_cast<uint64_t>(idx), columnwise);
+    for (int t = 0; t < kBlock; t += 2) {
+      uint32_t byte = 0;
+      for (int h = 0; h < 2; ++h) {
+        const float y = num::mul_rn(v[t + h], m);
+        byte |= (sr ? e2m1_sr(y, num::sr_byte(rnd, t + h)) : e2m1_rn(y)) << (4 * h);
+      }
+      codes[i * (cols_o / 2) + jb * (kBlock / 2) + t / 2] = zero_block ? 0 : static_cast<uint8_t>(byte);
+    }
+    scales[scale_word_offset(i, jb & ~int64_t{3}, padded_cols, a.swizzled) + (jb & 3)] = static_cast<uint8_t>(s);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) rht_amax_block_kernel(TileArgs a, float* out) {
+  __shared__ uint32_t scratch[kThreads / 32];
+  const int64_t blocks = a.rows / kBlock, n = a.cols * blocks;
+  uint32_t acc = 0;
+  for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
+    float v[kBlock];
+    load_block<T>(a, true, idx / blocks, idx % blocks, v);
+    rht_block<false>(v, a.sign_mask);
+    for (int t = 0; t < kBlock; ++t) acc = fold(acc, v[t]);
+  }
+  acc = block_max(acc, scratch);
+  if (threadIdx.x == 0) atomic_fold(out, acc);
+}
+
+unsigned grid_for(int64_t n) {
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{sm_count()} * 8)));
+}
+
+template <typename T, bool kPerToken>
+lowp_status launch_encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
+  for (const bool columnwise : {false, true}) {
+    uint8_t* scales = columnwise ? a.col_scales : a.row_scales;
+    if ((columnwise ? a.col_codes : a.row_codes) == nullptr) continue;
+    const int64_t rows_o = columnwise ? a.cols : a.rows;
+    const int64_t padded_cols = columnwise ? a.col_scale_cols : a.row_scale_cols;
+    // Padding scale entries stay 0; the kernel writes every real one.
+    LOWP_TRY(check_cuda(cudaMemsetAsync(scales, 0, static_cast<size_t>(num::scale_rows_padded(rows_o) * padded_cols), st),
+                        "nvfp4 encode: memset scales"));
+    const int64_t n = rows_o * ((columnwise ? a.rows : a.cols) / kBlock);
+    encode_block_kernel<T, kPerToken><<<grid_for(n), kThreads, 0, st>>>(a, columnwise, r.rht, r.sr);
+    LOWP_TRY(check_launch("nvfp4 encode block kernel"));
+  }
+  return LOWP_SUCCESS;
+}
+
+template <typename T>
+lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
+  LOWP_TRY(check_cuda(cudaMemsetAsync(out, 0, sizeof(float), st), "nvfp4 rht amax: memset"));
+  rht_amax_block_kernel<T><<<grid_for(a.cols * (a.rows / kBlock)), kThreads, 0, st>>>(a, out);
+  return check_launch("nvfp4 rht amax block kernel");
+}
+
+template <typename T>
+lowp_status encode_for(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
+  return r.per_token ? launch_encode<T, true>(a, r, st) : launch_encode<T, false>(a, r, st);
+}
+
+}  // namespace
+
+lowp_status encode_blocks(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
+  switch (r.in) {
+    case LOWP_DTYPE_BFLOAT16: return encode_for<Bf16>(a, r, st);
+    case LOWP_DTYPE_FLOAT16: return encode_for<F16>(a, r, st);
+    default: return encode_for<F32>(a, r, st);
+  }
+}
+
+lowp_status rht_amax_blocks(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st) {
+  switch (in) {
+    case LOWP_DTYPE_BFLOAT16: return launch_rht_amax<Bf16>(a, out, st);
+    case LOWP_DTYPE_FLOAT16: return launch_rht_amax<F16>(a, out, st);
+    default: return launch_rht_amax<F32>(a, out, st);
+  }
+}
+
+}  // namespace lowp::cuda::nvfp4

@@ -1,0 +1,62 @@
+// Device hot-path versions of the NVFP4 scalar rules in src/numerics. Hopper has no FP4 convert
+// instruction; these replace the generic minifloat encoder with a few float ops each and must give
+// the same bytes: tests/cuda/nvfp4_encode_exhaustive_test.cu compares them with num:: on all 2^32
+// inputs (RN, SR) and all 256 scale codes.
+#pragma once
+#include "common.cuh"
+#include "numerics/nvfp4_scaling.h"
+
+namespace lowp::cuda {
+
+// fma(a, q, 1.5 * 2^23) leaves round(a * q) in the low mantissa bits when 0 <= a * q < 2^22:
+// the magic constant's ulp is 1, so the single rounding of the fma is the integer rounding.
+constexpr float kRoundMagic = 12582912.0f;
+constexpr uint32_t kRoundMagicBits = 0x4B400000u;
+
+// E2M1 magnitude code of a in [0, 8] on the grid 0, .5, 1, 1.5, 2, 3, 4, 6: the quantum is 0.5
+// below 2, 1 below 4 and 2 above; k = a / quantum rounded by the fma (RN: nearest-even; RZ:
+// floor), plus the code of the binade's base. 8 (any larger input) gives 8 -> capped at 7.
+template <bool kFloor>
+__device__ __forceinline__ uint32_t e2m1_magnitude(float a) {
+  const bool lt2 = a < 2.0f, lt4 = a < 4.0f;
+  const float inv_quantum = lt2 ? 2.0f : (lt4 ? 1.0f : 0.5f);
+  const uint32_t base = lt2 ? 0u : (lt4 ? 2u : 4u);
+  const float t = kFloor ? __fmaf_rz(a, inv_quantum, kRoundMagic) : __fmaf_rn(a, inv_quantum, kRoundMagic);
+  return min(__float_as_uint(t) - kRoundMagicBits + base, 7u);
+}
+
+// Sign bit of the code: from y, except that NaN (any sign) encodes as +6 (code 7).
+__device__ __forceinline__ uint32_t e2m1_sign(uint32_t yb) { return yb > 0xFF800000u ? 0u : (yb >> 28) & 8u; }
+
+// == num::encode_e2m1(y).
+__device__ __forceinline__ uint32_t e2m1_rn(float y) {
+  const uint32_t yb = __float_as_uint(y);
+  const float a = fminf(__uint_as_float(yb & 0x7FFFFFFFu), 8.0f);  // NaN -> 8
+  return e2m1_sign(yb) | e2m1_magnitude<false>(a);
+}
+
+// == num::encode_e2m1_sr(y, r): t = |y| + (r / 256) * step, magnitude = largest grid value <= t.
+__device__ __forceinline__ uint32_t e2m1_sr(float y, uint32_t r) {
+  const uint32_t yb = __float_as_uint(y);
+  const float a = __uint_as_float(yb & 0x7FFFFFFFu);
+  if (a != a) return e2m1_rn(y);
+  const float step = a < 2.0f ? 0.5f : (a < 4.0f ? 1.0f : 2.0f);
+  const float frac = __uint_as_float(0x3F800000u | (r << 15)) - 1.0f;  // r / 256, exact
+  const float t = fminf(__fadd_rn(a, __fmul_rn(frac, step)), 8.0f);
+  return e2m1_sign(yb) | e2m1_magnitude<true>(t);
+}
+
+// == num::decode_e4m3(s) for every non-NaN code (block scales are never NaN: satfinite).
+__device__ __forceinline__ float decode_ue4m3(uint32_t s) {
+  const __half_raw h = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(s), __NV_E4M3);
+  return __half2float(__half(h));
+}
+
+// == num::nvfp4_block_scale(b, s_enc) with s_enc6 = mul_rn(s_enc, 1/6); the satfinite E4M3
+// convert instruction equals num::encode_e4m3 on all inputs (fp8_cvt_exhaustive_test).
+__device__ __forceinline__ uint32_t block_scale_code(float block_amax, float s_enc6) {
+  const float v = fminf(__fmul_rn(block_amax, s_enc6), num::kFltMax);
+  return fp8x2<true>(v, 0.0f) & 0xFFu;
+}
+
+}  // namespace lowp::cuda

@@ -1,0 +1,57 @@
+// CUDA NVFP4 per-tensor quantize (SPEC §4): outer amaxes (flat amax pass, exact post-RHT amax
+// pass or estimation), then one encode launch for both orientations.
+#include "common/backends.h"
+#include "nvfp4_launch.h"
+
+namespace lowp::cuda {
+namespace {
+
+// A_col from A_row: a copy, or with RHT estimation A_row * factor (a NaN product canonicalised).
+// One thread; may run in place (A_row left in the columnwise amax when rowwise is not produced).
+__global__ void derive_col_amax_kernel(const float* a_row, float* a_col, float factor, bool estimate) {
+  const float v = *a_row;
+  *a_col = estimate ? num::canonical_nan(num::mul_rn(v, factor)) : v;
+}
+
+nvfp4::TileArgs tile_args(const Nvfp4QuantizeArgs& a) {
+  nvfp4::TileArgs t{};
+  t.x = a.x.data;
+  t.rows = a.x.rows;
+  t.cols = a.x.cols;
+  t.row_codes = a.row.codes;
+  t.row_scales = a.row.scales;
+  t.row_amax = a.row.amax;
+  t.col_codes = a.col.codes;
+  t.col_scales = a.col.scales;
+  t.col_amax = a.col.amax;
+  t.row_scale_cols = num::scale_cols_padded(a.x.cols / nvfp4::kBlock);
+  t.col_scale_cols = num::scale_cols_padded(a.x.rows / nvfp4::kBlock);
+  t.swizzled = a.scale_layout == LOWP_SCALE_LAYOUT_SWIZZLED;
+  t.block_2d = a.block_2d;
+  t.sign_mask = a.rht_sign_mask;
+  t.rng_state = a.rng_state;
+  t.col_tiles = nvfp4::tile_count(a.x.cols);
+  return t;
+}
+
+}  // namespace
+
+lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream) {
+  const cudaStream_t st = as_stream(stream);
+  const nvfp4::TileArgs t = tile_args(a);
+  const bool want_row = a.row.codes != nullptr, want_col = a.col.codes != nullptr;
+  if (!a.amax_given) {
+    const bool exact_rht = want_col && a.rht && !a.amax_estimation;
+    float* a_row = want_row ? a.row.amax : a.col.amax;  // A_row's home when rowwise is not produced
+    if (want_row || !exact_rht) LOWP_TRY(amax(a.x, a_row, st));
+    if (exact_rht) {
+      LOWP_TRY(nvfp4::rht_amax(t, a.x.dtype, a.col.amax, st));
+    } else if (want_col && (a.rht || want_row)) {
+      derive_col_amax_kernel<<<1, 1, 0, st>>>(a_row, a.col.amax, a.amax_estimation_factor, a.rht);
+      LOWP_TRY(check_launch("nvfp4 derive columnwise amax"));
+    }
+  }
+  return nvfp4::encode(t, {a.x.dtype, false, a.rht, a.stochastic_rounding}, st);
+}
+
+}  // namespace lowp::cuda

@@ -1,0 +1,264 @@
+// The NVFP4 encode of one 128 x 128 tile of x into rowwise and columnwise codes and block scales,
+// shared by the per-tensor recipe (kPerToken false) and the per-token recipe (true).
+//
+// A thread owns 16 rows x one 16-byte vector of columns (V = 8 bf16/fp16 or 4 fp32 elements),
+// loaded once. Lanes run along the columns (whole 128-byte lines per warp load). Rowwise, the
+// 16/V lanes sharing a 16-element block exchange their partial amax by shuffle and each encodes
+// its own V elements. Columnwise, the thread's 16 rows of one column are exactly one block along
+// M, so it encodes V column blocks alone; their codes go through shared memory (chunks
+// XOR-swizzled by lane so the writes spread over the banks) and leave as 8-byte stores of each
+// column's 64 contiguous bytes. Block scales of both orientations leave as 4-byte words, which
+// are contiguous in the compact and the swizzled layout alike. Tiles cover the scale arrays'
+// 128-row padding: padding blocks read as zeros, whose scale is 0, the padding value.
+#pragma once
+#include "common.cuh"
+#include "nvfp4_encode.cuh"
+#include "numerics/rht16.h"
+#include "numerics/stochastic_rounding.h"
+#include "numerics/swizzle.h"
+
+namespace lowp::cuda::nvfp4 {
+
+constexpr int kBlock = 16;
+constexpr int kTile = 128;                  // rows and columns of a tile
+constexpr int kTileBlocks = kTile / kBlock;  // blocks along each edge of a tile
+
+// One matrix to encode (a tensor; later a group member). Null codes: orientation not produced.
+struct TileArgs {
+  const void* x;
+  int64_t rows, cols;
+  uint8_t* row_codes;
+  uint8_t* row_scales;
+  const float* row_amax;  // per-tensor: &A_row; per-token: rows floats
+  uint8_t* col_codes;
+  uint8_t* col_scales;
+  const float* col_amax;  // per-tensor: &A_col; per-token: cols floats
+  int64_t row_scale_cols, col_scale_cols;  // padded compact columns of each scale array
+  bool swizzled;
+  bool block_2d;
+  uint32_t sign_mask;
+  const uint64_t* rng_state;  // {seed, offset}; stochastic rounding only
+  int64_t col_tiles;
+};
+
+template <typename T>
+struct Geometry {
+  static constexpr int V = kVec<T>;                   // elements per 16-byte vector
+  static constexpr int kLanesPerBlock = kBlock / V;   // lanes sharing a rowwise block
+  static constexpr int kColLanes = kTile / V;         // lanes along a tile row
+  static constexpr int kRowGroups = kTile / kBlock;   // 16-row groups of a tile
+  static constexpr int kThreads = kRowGroups * kColLanes;
+  static_assert(kColLanes <= 32 && 32 % kColLanes == 0, "a warp holds whole tile rows");
+};
+
+// True when every pointer allows the tile path's vector loads and stores.
+template <typename T>
+inline bool tile_path_ok(const TileArgs& a) {
+  const auto al = [](const void* p, uintptr_t n) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % n == 0; };
+  return aligned16(a.x) && al(a.row_codes, Geometry<T>::V / 2) && al(a.col_codes, 8) && al(a.row_scales, 4) &&
+         al(a.col_scales, 4);
+}
+
+__device__ __forceinline__ uint32_t word_of(const uint4& u, int i) { return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w; }
+
+// Element e of a loaded 16-byte vector, widened to fp32.
+template <typename T>
+__device__ __forceinline__ float element(const uint4& u, int e) {
+  if constexpr (sizeof(typename T::Raw) == 2) {
+    const uint32_t w = word_of(u, e / 2);
+    return to_f32<T>(static_cast<uint16_t>((e & 1) ? w >> 16 : w & 0xFFFFu));
+  } else {
+    return __uint_as_float(word_of(u, e));
+  }
+}
+
+// The outer scale of one orientation row (SPEC §3, §5) and what its blocks derive from it.
+struct OuterScale {
+  float s_enc, s_enc6, s_dec;
+};
+
+template <bool kPerToken>
+__device__ __forceinline__ OuterScale outer_scale(float amax) {
+  const float s_enc = kPerToken ? num::nvfp4_encode_scale_per_token(amax) : num::nvfp4_encode_scale(amax);
+  return {s_enc, num::mul_rn(s_enc, num::kOneSixth), kPerToken ? 0.0f : num::div_rn(1.0f, s_enc)};
+}
+
+// Element multiplier of a block with scale code s (per-tensor: never 0; per-token: 0 when the
+// scale decodes to 0, and such a block writes all-zero codes).
+template <bool kPerToken>
+__device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
+  const float fs = decode_ue4m3(s);
+  if constexpr (kPerToken) return fs == 0.0f ? 0.0f : num::div_rn(o.s_enc, fs);
+  else return fminf(num::div_rn(1.0f, num::mul_rn(fs, o.s_dec)), num::kFltMax);
+}
+
+template <bool kSr>
+__device__ __forceinline__ uint32_t encode(float y, const uint4& rnd, int t) {
+  if constexpr (kSr) return e2m1_sr(y, num::sr_byte(rnd, t));
+  else return e2m1_rn(y);
+}
+
+// Byte offset of the 4 scales (i, j..j+3), j % 4 == 0, in either layout.
+__device__ __forceinline__ int64_t scale_word_offset(int64_t i, int64_t j, int64_t padded_cols, bool swizzled) {
+  return swizzled ? num::swizzled_offset(i, j, padded_cols) : i * padded_cols + j;
+}
+
+// The columnwise RHT of one block of 16 values in place. Per-tensor: bf16(RHT16 * 0.25) (a NaN
+// canonicalised first), as the CPU reference. Per-token: unnormalised fp32 (0.25 applied later).
+template <bool kPerToken>
+__device__ __forceinline__ void rht_block(float (&v)[kBlock], uint32_t sign_mask) {
+  num::rht16_unnormalized(v, sign_mask);
+  if constexpr (!kPerToken) {
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j)
+      v[j] = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(num::mul_rn(v[j], 0.25f))));
+  }
+}
+
+template <typename T, bool kPerToken, bool kRht, bool kSr>
+struct Nvfp4Tile {
+  using G = Geometry<T>;
+  static constexpr int V = G::V;
+
+  struct Smem {
+    uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
+    uint8_t col_scales[kTile][kTileBlocks];
+    uint8_t row_scales[kTile][kTileBlocks];
+  };
+
+  int64_t tr, tc;  // tile coordinates
+  int rg, cl;      // this thread's 16-row group and column lane
+  int64_t r0, c0;  // its first row and column
+  uint4 raw[kBlock];
+
+  __device__ Nvfp4Tile(const TileArgs& a, int64_t tile) {
+    tr = tile / a.col_tiles;
+    tc = tile % a.col_tiles;
+    rg = threadIdx.x / G::kColLanes;
+    cl = threadIdx.x % G::kColLanes;
+    r0 = tr * kTile + rg * kBlock;
+    c0 = tc * kTile + cl * V;
+    const auto* x = static_cast<const typename T::Raw*>(a.x);
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) {
+      const bool in = c0 < a.cols && r0 + j < a.rows;
+      raw[j] = in ? __ldg(reinterpret_cast<const uint4*>(x + (r0 + j) * a.cols + c0)) : make_uint4(0, 0, 0, 0);
+    }
+  }
+
+  // amax bits of this thread's 16 x V elements.
+  __device__ uint32_t thread_amax() const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) acc = fold_raw<T>(acc, raw[j]);
+    return widen_folded<T>(acc);
+  }
+
+  // Max over the lanes that share a rowwise block.
+  __device__ static uint32_t block_lanes_max(uint32_t v) {
+#pragma unroll
+    for (int o = 1; o < G::kLanesPerBlock; o <<= 1) v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
+    return v;
+  }
+
+  // 2D: amax of the 16 x 16 tile this thread's block belongs to.
+  __device__ uint32_t tile16_amax() const { return block_lanes_max(thread_amax()); }
+
+  __device__ void encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
+    OuterScale o{};
+    if constexpr (!kPerToken) o = outer_scale<false>(*a.row_amax);
+    const int64_t blocks = a.cols / kBlock;
+    const int lane_in_block = cl % G::kLanesPerBlock;
+    uint64_t seed = 0, offset = 0;
+    if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) {  // unrolled: raw[] stays in registers
+      const int64_t r = r0 + j;
+      if constexpr (kPerToken) o = outer_scale<true>(r < a.rows ? a.row_amax[r] : 0.0f);
+      const uint32_t b = a.block_2d ? tile16 : block_lanes_max(widen_folded<T>(fold_raw<T>(0u, raw[j])));
+      const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
+      const float m = multiplier<kPerToken>(s, o);
+      uint4 rnd{};
+      if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(r * blocks + c0 / kBlock), false);
+      uint32_t packed = 0;
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        packed |= encode<kSr>(num::mul_rn(element<T>(raw[j], e), m), rnd, lane_in_block * V + e) << (4 * e);
+      if (kPerToken && m == 0.0f) packed = 0;
+      if (r < a.rows && c0 < a.cols) {
+        uint8_t* dst = a.row_codes + r * (a.cols / 2) + c0 / 2;
+        if constexpr (V == 8) *reinterpret_cast<uint32_t*>(dst) = packed;
+        else *reinterpret_cast<uint16_t*>(dst) = static_cast<uint16_t>(packed);
+      }
+      if (lane_in_block == 0) sm.row_scales[rg * kBlock + j][cl / G::kLanesPerBlock] = static_cast<uint8_t>(s);
+    }
+  }
+
+  __device__ void encode_cols(const TileArgs& a, Smem& sm, uint32_t tile16) const {
+    OuterScale o{};
+    if constexpr (!kPerToken) o = outer_scale<false>(*a.col_amax);
+    const int64_t blocks = a.rows / kBlock;  // rows % 16 == 0 when columnwise is produced
+    uint64_t seed = 0, offset = 0;
+    if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      const int64_t c = c0 + e;
+      if constexpr (kPerToken) o = outer_scale<true>(c < a.cols ? a.col_amax[c] : 0.0f);
+      float v[kBlock];
+#pragma unroll
+      for (int j = 0; j < kBlock; ++j) v[j] = element<T>(raw[j], e);
+      if constexpr (kRht) rht_block<kPerToken>(v, a.sign_mask);
+      uint32_t bits = 0;
+#pragma unroll
+      for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+      float b = __uint_as_float(a.block_2d ? tile16 : bits);
+      if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
+      const uint32_t s = block_scale_code(b, o.s_enc6);
+      float m = multiplier<kPerToken>(s, o);
+      const bool zero_block = kPerToken && m == 0.0f;
+      if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
+      uint4 rnd{};
+      if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(c * blocks + r0 / kBlock), true);
+      uint32_t lo = 0, hi = 0;
+#pragma unroll
+      for (int j = 0; j < kBlock / 2; ++j) {
+        lo |= encode<kSr>(num::mul_rn(v[j], m), rnd, j) << (4 * j);
+        hi |= encode<kSr>(num::mul_rn(v[j + 8], m), rnd, j + 8) << (4 * j);
+      }
+      if (zero_block) lo = hi = 0;
+      const int tcol = cl * V + e;
+      sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = make_uint2(lo, hi);
+      sm.col_scales[tcol][rg] = static_cast<uint8_t>(s);
+    }
+  }
+
+  // After a barrier: the staged columnwise codes and both orientations' scale words.
+  __device__ void store_staged(const TileArgs& a, const Smem& sm) const {
+    if (a.col_codes != nullptr) {
+      for (int i = threadIdx.x; i < kTile * kTileBlocks; i += G::kThreads) {
+        const int tcol = i / kTileBlocks, q = i % kTileBlocks;
+        const int64_t c = tc * kTile + tcol, r = tr * kTile + q * kBlock;
+        if (c < a.cols && r < a.rows)
+          *reinterpret_cast<uint2*>(a.col_codes + c * (a.rows / 2) + r / 2) =
+              sm.col_codes[tcol][q ^ ((tcol / V) % kTileBlocks)];
+      }
+      store_scale_words(a.col_scales, sm.col_scales, tc, tr, a.col_scale_cols, a.swizzled);
+    }
+    if (a.row_codes != nullptr) store_scale_words(a.row_scales, sm.row_scales, tr, tc, a.row_scale_cols, a.swizzled);
+  }
+
+  // Staged scales [tile row][block] of tile (ti, tj) of an orientation -> 4-byte words.
+  __device__ static void store_scale_words(uint8_t* dst, const uint8_t (&src)[kTile][kTileBlocks], int64_t ti,
+                                           int64_t tj, int64_t padded_cols, bool swizzled) {
+    constexpr int kWords = kTileBlocks / 4;
+    for (int i = threadIdx.x; i < kTile * kWords; i += G::kThreads) {
+      const int row = i / kWords, w = i % kWords;
+      const int64_t j = tj * kTileBlocks + w * 4;
+      if (j < padded_cols)
+        *reinterpret_cast<uint32_t*>(dst + scale_word_offset(ti * kTile + row, j, padded_cols, swizzled)) =
+            *reinterpret_cast<const uint32_t*>(&src[row][w * 4]);
+    }
+  }
+};
+
+}  // namespace lowp::cuda::nvfp4

@@ -1,0 +1,87 @@
+// The NVFP4 tile kernels (one block per 128 x 128 tile) and their dispatch: the encode of both
+// orientations, and the per-tensor exact post-RHT amax pass (RHT + amax fused, one read of x).
+#include "nvfp4_launch.h"
+
+namespace lowp::cuda::nvfp4 {
+namespace {
+
+template <typename T, bool kPerToken, bool kRht, bool kSr>
+__global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs a) {
+  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr>;
+  __shared__ typename Tile::Smem sm;
+  const Tile t(a, blockIdx.x);
+  constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
+  const uint32_t tile16 = (k2dPossible && a.block_2d) ? t.tile16_amax() : 0u;
+  if (a.row_codes != nullptr) t.encode_rows(a, sm, tile16);
+  if (a.col_codes != nullptr) t.encode_cols(a, sm, tile16);
+  __syncthreads();
+  t.store_staged(a, sm);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(TileArgs a, float* out) {
+  using Tile = Nvfp4Tile<T, false, true, false>;
+  __shared__ uint32_t scratch[32];
+  const Tile t(a, blockIdx.x);
+  uint32_t acc = 0;
+#pragma unroll
+  for (int e = 0; e < Geometry<T>::V; ++e) {
+    float v[kBlock];
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) v[j] = element<T>(t.raw[j], e);
+    rht_block<false>(v, a.sign_mask);
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) acc = fold(acc, v[j]);
+  }
+  acc = block_max(acc, scratch);
+  if (threadIdx.x == 0) atomic_fold(out, acc);
+}
+
+template <typename T, bool kPerToken, bool kRht, bool kSr>
+lowp_status launch(const TileArgs& a, cudaStream_t st) {
+  const int64_t tiles = tile_count(a.rows) * a.col_tiles;
+  if (tiles > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 encode: more than 2^31 tiles in one tensor");
+  encode_tile_kernel<T, kPerToken, kRht, kSr><<<static_cast<unsigned>(tiles), Geometry<T>::kThreads, 0, st>>>(a);
+  return check_launch("nvfp4 encode tile kernel");
+}
+
+template <typename T, bool kPerToken>
+lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
+  if (r.rht) return r.sr ? launch<T, kPerToken, true, true>(a, st) : launch<T, kPerToken, true, false>(a, st);
+  return r.sr ? launch<T, kPerToken, false, true>(a, st) : launch<T, kPerToken, false, false>(a, st);
+}
+
+template <typename T>
+lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
+  if (!tile_path_ok<T>(a)) return encode_blocks(a, r, st);
+  return r.per_token ? launch_variant<T, true>(a, r, st) : launch_variant<T, false>(a, r, st);
+}
+
+template <typename T>
+lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
+  LOWP_TRY(check_cuda(cudaMemsetAsync(out, 0, sizeof(float), st), "nvfp4 rht amax: memset"));
+  const int64_t tiles = tile_count(a.rows) * a.col_tiles;
+  rht_amax_tile_kernel<T><<<static_cast<unsigned>(tiles), Geometry<T>::kThreads, 0, st>>>(a, out);
+  return check_launch("nvfp4 rht amax tile kernel");
+}
+
+}  // namespace
+
+lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
+  switch (r.in) {
+    case LOWP_DTYPE_BFLOAT16: return launch_recipe<Bf16>(a, r, st);
+    case LOWP_DTYPE_FLOAT16: return launch_recipe<F16>(a, r, st);
+    default: return launch_recipe<F32>(a, r, st);
+  }
+}
+
+lowp_status rht_amax(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st) {
+  if (!aligned16(a.x)) return rht_amax_blocks(a, in, out, st);
+  switch (in) {
+    case LOWP_DTYPE_BFLOAT16: return launch_rht_amax<Bf16>(a, out, st);
+    case LOWP_DTYPE_FLOAT16: return launch_rht_amax<F16>(a, out, st);
+    default: return launch_rht_amax<F32>(a, out, st);
+  }
+}
+
+}  // namespace lowp::cuda::nvfp4

@@ -1,0 +1,86 @@
+// The device hot-path NVFP4 encoders (src/cuda/nvfp4_encode.cuh) equal the scalar rules of
+// src/numerics: E2M1 round-to-nearest on all 2^32 fp32 inputs, E2M1 stochastic rounding on all
+// 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs, the UE4M3
+// scale decode on every finite code, and the block-scale encode on 2^28 (amax, S_enc) pairs.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "cuda/nvfp4_encode.cuh"
+#include "device_buffer.h"
+#include "numerics/stochastic_rounding.h"
+
+namespace lowp_test {
+namespace {
+
+namespace num = lowp::num;
+namespace cu = lowp::cuda;
+
+__device__ uint32_t hash32(uint64_t i) {
+  uint64_t z = i + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<uint32_t>(z ^ (z >> 31));
+}
+
+__device__ void note_bad(unsigned long long* bad, uint64_t* first, uint64_t i, uint32_t& local) {
+  ++local;
+  atomicMin(reinterpret_cast<unsigned long long*>(first), static_cast<unsigned long long>(i));
+}
+
+// mode 0: RN all inputs; 1: SR all inputs, hashed byte; 2: SR 2^24 hashed inputs x 256 bytes;
+// 3: decode + block scale on 2^28 hashed (amax, s_enc) pairs.
+__global__ void count_mismatches(int mode, unsigned long long* bad, uint64_t* first) {
+  uint32_t local = 0;
+  const uint64_t n = mode == 3 ? (uint64_t{1} << 28) : (uint64_t{1} << 32);
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < n; i += uint64_t{gridDim.x} * blockDim.x) {
+    if (mode == 0) {
+      const float y = num::float_of(static_cast<uint32_t>(i));
+      if (cu::e2m1_rn(y) != num::encode_e2m1(y)) note_bad(bad, first, i, local);
+    } else if (mode == 1) {
+      const float y = num::float_of(static_cast<uint32_t>(i));
+      const uint32_t r = hash32(i) & 0xFFu;
+      if (cu::e2m1_sr(y, r) != num::encode_e2m1_sr(y, r)) note_bad(bad, first, i, local);
+    } else if (mode == 2) {
+      // Inputs concentrated where the grid is: |y| < 16 for 3/4 of them.
+      const uint32_t h = hash32(i >> 8);
+      const float y = (h & 3) ? num::float_of((h & 0x80000000u) | (0x3C000000u + (h >> 2) % 0x4000000u)) : num::float_of(h);
+      const uint32_t r = static_cast<uint32_t>(i & 0xFF);
+      if (cu::e2m1_sr(y, r) != num::encode_e2m1_sr(y, r)) note_bad(bad, first, i, local);
+    } else {
+      const uint32_t h = hash32(i), g = hash32(i ^ 0xABCDEFull);
+      const float amax = num::float_of(h & 0x7FFFFFFFu);
+      const float s_enc = num::nvfp4_encode_scale(num::float_of(g & 0x7FFFFFFFu));
+      const uint32_t code = static_cast<uint32_t>(i & 0x7F);
+      const bool ok = cu::block_scale_code(amax, num::mul_rn(s_enc, num::kOneSixth)) == num::nvfp4_block_scale(amax, s_enc) &&
+                      (code == 0x7F || cu::decode_ue4m3(code) == num::decode_e4m3(static_cast<uint8_t>(code)));
+      if (!ok) note_bad(bad, first, i, local);
+    }
+  }
+  if (local) atomicAdd(bad, local);
+}
+
+unsigned long long run_mode(int mode, uint64_t* first_out) {
+  DeviceBuffer dbad(8, 0, 0), dfirst(8, 0, 0xFF);
+  count_mismatches<<<132 * 8, 256>>>(mode, static_cast<unsigned long long*>(dbad.get()), static_cast<uint64_t*>(dfirst.get()));
+  if (cudaDeviceSynchronize() != cudaSuccess) return ~0ull;
+  unsigned long long bad = 0;
+  cudaMemcpy(&bad, dbad.get(), 8, cudaMemcpyDeviceToHost);
+  cudaMemcpy(first_out, dfirst.get(), 8, cudaMemcpyDeviceToHost);
+  return bad;
+}
+
+TEST(Nvfp4EncodeGpu, HotPathEqualsScalarRules) {
+  LOWP_REQUIRE_GPU();
+  const char* names[] = {"E2M1 RN, all 2^32 inputs", "E2M1 SR, all 2^32 inputs (hashed byte)",
+                         "E2M1 SR, 2^24 inputs x all 256 bytes", "UE4M3 block scale + decode, 2^28 pairs"};
+  for (int mode = 0; mode < 4; ++mode) {
+    uint64_t first = 0;
+    const unsigned long long bad = run_mode(mode, &first);
+    std::printf("[nvfp4 encode hot path==scalar] %s: %llu mismatches\n", names[mode], bad);
+    EXPECT_EQ(bad, 0ull) << names[mode] << ": first mismatching index 0x" << std::hex << first;
+  }
+}
+
+}  // namespace
+}  // namespace lowp_test
