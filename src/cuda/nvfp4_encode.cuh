@@ -3,6 +3,8 @@
 // the same bytes: tests/cuda/nvfp4_encode_exhaustive_test.cu compares them with num:: on all 2^32
 // inputs (RN, SR) and all 256 scale codes.
 #pragma once
+#include <cuda_bf16.h>
+
 #include "common.cuh"
 #include "numerics/nvfp4_scaling.h"
 
@@ -44,6 +46,51 @@ __device__ __forceinline__ uint32_t e2m1_sr(float y, uint32_t r) {
   const float frac = __uint_as_float(0x3F800000u | (r << 15)) - 1.0f;  // r / 256, exact
   const float t = fminf(__fadd_rn(a, __fmul_rn(frac, step)), 8.0f);
   return e2m1_sign(yb) | e2m1_magnitude<true>(t);
+}
+
+// Fast path, for |y| < 2^21 and not NaN (the tile kernels check this per block and take the
+// functions above otherwise). The code of |y| is the minimum of the three binades' roundings,
+// rint(2a), rint(a) + 2 and rint(a / 2) + 4: in its own binade each is the right one and the
+// others are never smaller (each formula is monotone and they cross exactly at a = 2 and 4).
+// That costs three FMA-pipe ops and one 3-way integer min instead of selects. The result is
+// returned biased: kRoundMagicBits + code, sign in bit 3; pack_biased() removes the bias.
+__device__ __forceinline__ uint32_t e2m1_finish(uint32_t t1, uint32_t t2, uint32_t t3, float y) {
+  const uint32_t mag = min(__vimin3_u32(t1, t2, t3), kRoundMagicBits + 7u);
+  return mag | ((__float_as_uint(y) >> 28) & 8u);
+}
+
+__device__ __forceinline__ uint32_t e2m1_rn_biased(float y) {
+  const float a = fabsf(y);
+  return e2m1_finish(__float_as_uint(__fmaf_rn(a, 2.0f, kRoundMagic)), __float_as_uint(__fadd_rn(a, kRoundMagic + 2.0f)),
+                     __float_as_uint(__fmaf_rn(a, 0.5f, kRoundMagic + 4.0f)), y);
+}
+
+// SR: t = |y| + (r / 256) * step with the step of |y|'s binade, floored on the grid; per binade
+// candidate the fma adds that binade's step and the RZ fma floors.
+__device__ __forceinline__ uint32_t e2m1_sr_biased(float y, uint32_t r) {
+  const float a = fabsf(y);
+  const float frac = __uint_as_float(0x3F800000u | (r << 15)) - 1.0f;  // r / 256, exact
+  return e2m1_finish(__float_as_uint(__fmaf_rz(__fmaf_rn(frac, 0.5f, a), 2.0f, kRoundMagic)),
+                     __float_as_uint(__fadd_rz(__fadd_rn(frac, a), kRoundMagic + 2.0f)),
+                     __float_as_uint(__fmaf_rz(__fmaf_rn(frac, 2.0f, a), 0.5f, kRoundMagic + 4.0f)), y);
+}
+
+// Sum of n biased codes shifted to their nibbles, minus the biases: the packed codes.
+template <int kNibbles>
+__device__ __forceinline__ uint32_t pack_bias() {
+  uint32_t b = 0;
+#pragma unroll
+  for (int e = 0; e < kNibbles; ++e) b += kRoundMagicBits << (4 * e);
+  return b;
+}
+
+// bf16 round trip of a pair (RNE): equals num::f32_to_bf16 on every input, NaN included
+// (nvfp4_encode_exhaustive_test).
+__device__ __forceinline__ void round_pair_to_bf16(float& lo, float& hi) {
+  const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);
+  const uint32_t w = *reinterpret_cast<const uint32_t*>(&p);
+  lo = __uint_as_float(w << 16);
+  hi = __uint_as_float(w & 0xFFFF0000u);
 }
 
 // == num::decode_e4m3(s) for every non-NaN code (block scales are never NaN: satfinite).

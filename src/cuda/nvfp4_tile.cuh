@@ -93,9 +93,32 @@ __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
 }
 
 template <bool kSr>
-__device__ __forceinline__ uint32_t encode(float y, const uint4& rnd, int t) {
+__device__ __forceinline__ uint32_t encode_exact(float y, const uint4& rnd, int t) {
   if constexpr (kSr) return e2m1_sr(y, num::sr_byte(rnd, t));
   else return e2m1_rn(y);
+}
+template <bool kSr>
+__device__ __forceinline__ uint32_t encode_biased(float y, const uint4& rnd, int t) {
+  if constexpr (kSr) return e2m1_sr_biased(y, num::sr_byte(rnd, t));
+  else return e2m1_rn_biased(y);
+}
+
+// Whether a block with amax b and multiplier m may take the fast encoders: every |x * m| is then
+// below 2^21 and not NaN (b * m compares false when NaN or inf).
+__device__ __forceinline__ bool fast_block(float b, float m) { return __fmul_rn(b, m) < 2097152.0f; }
+
+// n values (x[i] * m) -> n packed codes, element i in nibble i.
+template <bool kSr, int kN, typename ValueAt>
+__device__ __forceinline__ uint32_t encode_values(bool fast, float m, const uint4& rnd, int t0, ValueAt value_at) {
+  uint32_t packed = 0;
+  if (fast) {
+#pragma unroll
+    for (int i = 0; i < kN; ++i) packed += encode_biased<kSr>(num::mul_rn(value_at(i), m), rnd, t0 + i) << (4 * i);
+    return packed - pack_bias<kN>();
+  }
+#pragma unroll  // unrolled: the values stay in registers
+  for (int i = 0; i < kN; ++i) packed |= encode_exact<kSr>(num::mul_rn(value_at(i), m), rnd, t0 + i) << (4 * i);
+  return packed;
 }
 
 // Byte offset of the 4 scales (i, j..j+3), j % 4 == 0, in either layout.
@@ -110,8 +133,11 @@ __device__ __forceinline__ void rht_block(float (&v)[kBlock], uint32_t sign_mask
   num::rht16_unnormalized(v, sign_mask);
   if constexpr (!kPerToken) {
 #pragma unroll
-    for (int j = 0; j < kBlock; ++j)
-      v[j] = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(num::mul_rn(v[j], 0.25f))));
+    for (int j = 0; j < kBlock; j += 2) {
+      v[j] = num::mul_rn(v[j], 0.25f);
+      v[j + 1] = num::mul_rn(v[j + 1], 0.25f);
+      round_pair_to_bf16(v[j], v[j + 1]);
+    }
   }
 }
 
@@ -120,8 +146,11 @@ struct Nvfp4Tile {
   using G = Geometry<T>;
   static constexpr int V = G::V;
 
+  static constexpr int kScaleCodes = 128;  // UE4M3 block scales are 0..0x7E (satfinite)
+
   struct Smem {
     uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
+    float mult[2][kScaleCodes];            // per-tensor: multiplier of each scale code, row / col
     uint8_t col_scales[kTile][kTileBlocks];
     uint8_t row_scales[kTile][kTileBlocks];
   };
@@ -164,6 +193,17 @@ struct Nvfp4Tile {
   // 2D: amax of the 16 x 16 tile this thread's block belongs to.
   __device__ uint32_t tile16_amax() const { return block_lanes_max(thread_amax()); }
 
+  // Per-tensor: the element multiplier of every scale code, per orientation (the division once
+  // per launch block instead of once per 16 elements). Call before a barrier.
+  __device__ static void prepare(const TileArgs& a, Smem& sm) {
+    if constexpr (!kPerToken) {
+      const OuterScale row = outer_scale<false>(a.row_codes ? *a.row_amax : 0.0f);
+      const OuterScale col = outer_scale<false>(a.col_codes ? *a.col_amax : 0.0f);
+      for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads)
+        sm.mult[i / kScaleCodes][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, i < kScaleCodes ? row : col);
+    }
+  }
+
   __device__ void encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
     OuterScale o{};
     if constexpr (!kPerToken) o = outer_scale<false>(*a.row_amax);
@@ -177,13 +217,11 @@ struct Nvfp4Tile {
       if constexpr (kPerToken) o = outer_scale<true>(r < a.rows ? a.row_amax[r] : 0.0f);
       const uint32_t b = a.block_2d ? tile16 : block_lanes_max(widen_folded<T>(fold_raw<T>(0u, raw[j])));
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
-      const float m = multiplier<kPerToken>(s, o);
+      const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
       uint4 rnd{};
       if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(r * blocks + c0 / kBlock), false);
-      uint32_t packed = 0;
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        packed |= encode<kSr>(num::mul_rn(element<T>(raw[j], e), m), rnd, lane_in_block * V + e) << (4 * e);
+      uint32_t packed = encode_values<kSr, V>(fast_block(__uint_as_float(b), m), m, rnd, lane_in_block * V,
+                                              [&](int e) { return element<T>(raw[j], e); });
       if (kPerToken && m == 0.0f) packed = 0;
       if (r < a.rows && c0 < a.cols) {
         uint8_t* dst = a.row_codes + r * (a.cols / 2) + c0 / 2;
@@ -194,12 +232,27 @@ struct Nvfp4Tile {
     }
   }
 
+  // amax bits of column e of this thread's 16 rows, from raw words folded across the rows
+  // (16-bit types: two columns per word).
+  __device__ static uint32_t column_amax_bits(const uint32_t (&acc)[4], int e) {
+    if constexpr (sizeof(typename T::Raw) == 2)
+      return __float_as_uint(to_f32<T>(static_cast<uint16_t>((e & 1) ? acc[e / 2] >> 16 : acc[e / 2] & 0xFFFFu)));
+    else return acc[e];
+  }
+
   __device__ void encode_cols(const TileArgs& a, Smem& sm, uint32_t tile16) const {
     OuterScale o{};
     if constexpr (!kPerToken) o = outer_scale<false>(*a.col_amax);
     const int64_t blocks = a.rows / kBlock;  // rows % 16 == 0 when columnwise is produced
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
+    uint32_t acc[4] = {0, 0, 0, 0};
+    if constexpr (!kRht) {
+#pragma unroll
+      for (int j = 0; j < kBlock; ++j)
+#pragma unroll
+        for (int w = 0; w < 4; ++w) acc[w] = fold_raw<T>(acc[w], word_of(raw[j], w));
+    }
 #pragma unroll
     for (int e = 0; e < V; ++e) {
       const int64_t c = c0 + e;
@@ -207,24 +260,25 @@ struct Nvfp4Tile {
       float v[kBlock];
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) v[j] = element<T>(raw[j], e);
-      if constexpr (kRht) rht_block<kPerToken>(v, a.sign_mask);
       uint32_t bits = 0;
+      if constexpr (kRht) {
+        rht_block<kPerToken>(v, a.sign_mask);
 #pragma unroll
-      for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+        for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+      } else {
+        bits = column_amax_bits(acc, e);
+      }
       float b = __uint_as_float(a.block_2d ? tile16 : bits);
       if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
       const uint32_t s = block_scale_code(b, o.s_enc6);
-      float m = multiplier<kPerToken>(s, o);
+      float m = kPerToken ? multiplier<true>(s, o) : sm.mult[1][s];
       const bool zero_block = kPerToken && m == 0.0f;
       if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
       uint4 rnd{};
       if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(c * blocks + r0 / kBlock), true);
-      uint32_t lo = 0, hi = 0;
-#pragma unroll
-      for (int j = 0; j < kBlock / 2; ++j) {
-        lo |= encode<kSr>(num::mul_rn(v[j], m), rnd, j) << (4 * j);
-        hi |= encode<kSr>(num::mul_rn(v[j + 8], m), rnd, j + 8) << (4 * j);
-      }
+      const bool fast = fast_block(b, m);
+      uint32_t lo = encode_values<kSr, 8>(fast, m, rnd, 0, [&](int j) { return v[j]; });
+      uint32_t hi = encode_values<kSr, 8>(fast, m, rnd, 8, [&](int j) { return v[j + 8]; });
       if (zero_block) lo = hi = 0;
       const int tcol = cl * V + e;
       sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = make_uint2(lo, hi);

@@ -9,7 +9,9 @@ template <typename T, bool kPerToken, bool kRht, bool kSr>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs a) {
   using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr>;
   __shared__ typename Tile::Smem sm;
-  const Tile t(a, blockIdx.x);
+  const Tile t(a, blockIdx.x);  // loads first: the table below overlaps their latency
+  Tile::prepare(a, sm);
+  __syncthreads();
   constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
   const uint32_t tile16 = (k2dPossible && a.block_2d) ? t.tile16_amax() : 0u;
   if (a.row_codes != nullptr) t.encode_rows(a, sm, tile16);

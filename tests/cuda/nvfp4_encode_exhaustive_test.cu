@@ -1,7 +1,9 @@
 // The device hot-path NVFP4 encoders (src/cuda/nvfp4_encode.cuh) equal the scalar rules of
 // src/numerics: E2M1 round-to-nearest on all 2^32 fp32 inputs, E2M1 stochastic rounding on all
-// 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs, the UE4M3
-// scale decode on every finite code, and the block-scale encode on 2^28 (amax, S_enc) pairs.
+// 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs (both the
+// exact and the fast encoders, the fast ones on their domain), the UE4M3 scale decode on every
+// finite code, the block-scale encode on 2^28 (amax, S_enc) pairs, and the packed bf16 round trip
+// of the per-tensor RHT on all 2^32 inputs.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -28,25 +30,47 @@ __device__ void note_bad(unsigned long long* bad, uint64_t* first, uint64_t i, u
   atomicMin(reinterpret_cast<unsigned long long*>(first), static_cast<unsigned long long>(i));
 }
 
+// Inputs the fast (biased) encoders accept: |y| < 2^21, not NaN.
+__device__ bool fast_domain(float y) { return fabsf(y) < 2097152.0f; }
+// A biased code is kRoundMagicBits + the code, sign in bit 3.
+__device__ bool biased_ok(uint32_t biased, uint8_t want) {
+  return (biased & 0xFu) == want && (biased & ~0xFu) == cu::kRoundMagicBits;
+}
+
 // mode 0: RN all inputs; 1: SR all inputs, hashed byte; 2: SR 2^24 hashed inputs x 256 bytes;
-// 3: decode + block scale on 2^28 hashed (amax, s_enc) pairs.
+// 3: decode + block scale on 2^28 hashed (amax, s_enc) pairs; 4: bf16 pair round trip, all
+// inputs. Modes 0-2 check the fast (biased) encoders too wherever they apply.
 __global__ void count_mismatches(int mode, unsigned long long* bad, uint64_t* first) {
   uint32_t local = 0;
   const uint64_t n = mode == 3 ? (uint64_t{1} << 28) : (uint64_t{1} << 32);
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < n; i += uint64_t{gridDim.x} * blockDim.x) {
     if (mode == 0) {
       const float y = num::float_of(static_cast<uint32_t>(i));
-      if (cu::e2m1_rn(y) != num::encode_e2m1(y)) note_bad(bad, first, i, local);
+      const uint8_t want = num::encode_e2m1(y);
+      if (cu::e2m1_rn(y) != want || (fast_domain(y) && !biased_ok(cu::e2m1_rn_biased(y), want)))
+        note_bad(bad, first, i, local);
     } else if (mode == 1) {
       const float y = num::float_of(static_cast<uint32_t>(i));
       const uint32_t r = hash32(i) & 0xFFu;
-      if (cu::e2m1_sr(y, r) != num::encode_e2m1_sr(y, r)) note_bad(bad, first, i, local);
+      const uint8_t want = num::encode_e2m1_sr(y, r);
+      if (cu::e2m1_sr(y, r) != want || (fast_domain(y) && !biased_ok(cu::e2m1_sr_biased(y, r), want)))
+        note_bad(bad, first, i, local);
+    } else if (mode == 4) {
+      const float x = num::float_of(static_cast<uint32_t>(i));
+      float lo = x, hi = num::float_of(static_cast<uint32_t>(i) ^ 0x80000001u);
+      const float want_hi = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(hi)));
+      cu::round_pair_to_bf16(lo, hi);
+      if (num::bits_of(lo) != num::bits_of(num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(x)))) ||
+          num::bits_of(hi) != num::bits_of(want_hi))
+        note_bad(bad, first, i, local);
     } else if (mode == 2) {
       // Inputs concentrated where the grid is: |y| < 16 for 3/4 of them.
       const uint32_t h = hash32(i >> 8);
       const float y = (h & 3) ? num::float_of((h & 0x80000000u) | (0x3C000000u + (h >> 2) % 0x4000000u)) : num::float_of(h);
       const uint32_t r = static_cast<uint32_t>(i & 0xFF);
-      if (cu::e2m1_sr(y, r) != num::encode_e2m1_sr(y, r)) note_bad(bad, first, i, local);
+      const uint8_t want = num::encode_e2m1_sr(y, r);
+      if (cu::e2m1_sr(y, r) != want || (fast_domain(y) && !biased_ok(cu::e2m1_sr_biased(y, r), want)))
+        note_bad(bad, first, i, local);
     } else {
       const uint32_t h = hash32(i), g = hash32(i ^ 0xABCDEFull);
       const float amax = num::float_of(h & 0x7FFFFFFFu);
@@ -72,9 +96,10 @@ unsigned long long run_mode(int mode, uint64_t* first_out) {
 
 TEST(Nvfp4EncodeGpu, HotPathEqualsScalarRules) {
   LOWP_REQUIRE_GPU();
-  const char* names[] = {"E2M1 RN, all 2^32 inputs", "E2M1 SR, all 2^32 inputs (hashed byte)",
-                         "E2M1 SR, 2^24 inputs x all 256 bytes", "UE4M3 block scale + decode, 2^28 pairs"};
-  for (int mode = 0; mode < 4; ++mode) {
+  const char* names[] = {"E2M1 RN (exact and fast), all 2^32 inputs", "E2M1 SR (exact and fast), all 2^32 inputs (hashed byte)",
+                         "E2M1 SR (exact and fast), 2^24 inputs x all 256 bytes", "UE4M3 block scale + decode, 2^28 pairs",
+                         "bf16 pair round trip, all 2^32 inputs"};
+  for (int mode = 0; mode < 5; ++mode) {
     uint64_t first = 0;
     const unsigned long long bad = run_mode(mode, &first);
     std::printf("[nvfp4 encode hot path==scalar] %s: %llu mismatches\n", names[mode], bad);
