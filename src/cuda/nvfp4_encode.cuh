@@ -48,27 +48,27 @@ __device__ __forceinline__ uint32_t e2m1_sr(float y, uint32_t r) {
   return e2m1_sign(yb) | e2m1_magnitude<true>(t);
 }
 
-// Fast path, for |y| < 2^21 and not NaN (the tile kernels check this per block and take the
-// functions above otherwise). The code of |y| is the minimum of the three binades' roundings,
-// rint(2a), rint(a) + 2 and rint(a / 2) + 4: in its own binade each is the right one and the
-// others are never smaller (each formula is monotone and they cross exactly at a = 2 and 4).
-// That costs three FMA-pipe ops and one 3-way integer min instead of selects. The result is
-// returned biased: kRoundMagicBits + code, sign in bit 3; pack_biased() removes the bias.
+// Branch-free hot path. The code of a = min(|y|, 6) (NaN -> 6; saturation is unchanged by the
+// clamp, for RN and SR alike) is the minimum of the three binades' roundings, rint(2a),
+// rint(a) + 2 and rint(a / 2) + 4: in its own binade each is the right one and the others are
+// never smaller (each is monotone and they cross exactly at a = 2 and 4). Three FMA-pipe ops and
+// one 3-way integer min instead of compares and selects. The sign comes from min(y, 6), which is
+// +6 for NaN (NaN encodes as +6). Returned biased: kRoundMagicBits + code with the sign in bit 3;
+// subtract pack_bias() after packing.
 __device__ __forceinline__ uint32_t e2m1_finish(uint32_t t1, uint32_t t2, uint32_t t3, float y) {
-  const uint32_t mag = min(__vimin3_u32(t1, t2, t3), kRoundMagicBits + 7u);
-  return mag | ((__float_as_uint(y) >> 28) & 8u);
+  return __vimin3_u32(t1, t2, t3) | ((__float_as_uint(fminf(y, 6.0f)) >> 28) & 8u);
 }
 
 __device__ __forceinline__ uint32_t e2m1_rn_biased(float y) {
-  const float a = fabsf(y);
+  const float a = fminf(fabsf(y), 6.0f);
   return e2m1_finish(__float_as_uint(__fmaf_rn(a, 2.0f, kRoundMagic)), __float_as_uint(__fadd_rn(a, kRoundMagic + 2.0f)),
                      __float_as_uint(__fmaf_rn(a, 0.5f, kRoundMagic + 4.0f)), y);
 }
 
-// SR: t = |y| + (r / 256) * step with the step of |y|'s binade, floored on the grid; per binade
-// candidate the fma adds that binade's step and the RZ fma floors.
+// SR: t = a + (r / 256) * step with the step of a's binade, floored on the grid; per binade
+// candidate the first fma adds that binade's step and the RZ one floors.
 __device__ __forceinline__ uint32_t e2m1_sr_biased(float y, uint32_t r) {
-  const float a = fabsf(y);
+  const float a = fminf(fabsf(y), 6.0f);
   const float frac = __uint_as_float(0x3F800000u | (r << 15)) - 1.0f;  // r / 256, exact
   return e2m1_finish(__float_as_uint(__fmaf_rz(__fmaf_rn(frac, 0.5f, a), 2.0f, kRoundMagic)),
                      __float_as_uint(__fadd_rz(__fadd_rn(frac, a), kRoundMagic + 2.0f)),

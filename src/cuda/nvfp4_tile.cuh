@@ -93,32 +93,18 @@ __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
 }
 
 template <bool kSr>
-__device__ __forceinline__ uint32_t encode_exact(float y, const uint4& rnd, int t) {
-  if constexpr (kSr) return e2m1_sr(y, num::sr_byte(rnd, t));
-  else return e2m1_rn(y);
-}
-template <bool kSr>
 __device__ __forceinline__ uint32_t encode_biased(float y, const uint4& rnd, int t) {
   if constexpr (kSr) return e2m1_sr_biased(y, num::sr_byte(rnd, t));
   else return e2m1_rn_biased(y);
 }
 
-// Whether a block with amax b and multiplier m may take the fast encoders: every |x * m| is then
-// below 2^21 and not NaN (b * m compares false when NaN or inf).
-__device__ __forceinline__ bool fast_block(float b, float m) { return __fmul_rn(b, m) < 2097152.0f; }
-
-// n values (x[i] * m) -> n packed codes, element i in nibble i.
+// n values (value_at(i) * m) -> n packed codes, element i in nibble i.
 template <bool kSr, int kN, typename ValueAt>
-__device__ __forceinline__ uint32_t encode_values(bool fast, float m, const uint4& rnd, int t0, ValueAt value_at) {
+__device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int t0, ValueAt value_at) {
   uint32_t packed = 0;
-  if (fast) {
 #pragma unroll
-    for (int i = 0; i < kN; ++i) packed += encode_biased<kSr>(num::mul_rn(value_at(i), m), rnd, t0 + i) << (4 * i);
-    return packed - pack_bias<kN>();
-  }
-#pragma unroll  // unrolled: the values stay in registers
-  for (int i = 0; i < kN; ++i) packed |= encode_exact<kSr>(num::mul_rn(value_at(i), m), rnd, t0 + i) << (4 * i);
-  return packed;
+  for (int i = 0; i < kN; ++i) packed += encode_biased<kSr>(num::mul_rn(value_at(i), m), rnd, t0 + i) << (4 * i);
+  return packed - pack_bias<kN>();
 }
 
 // Byte offset of the 4 scales (i, j..j+3), j % 4 == 0, in either layout.
@@ -197,10 +183,12 @@ struct Nvfp4Tile {
   // per launch block instead of once per 16 elements). Call before a barrier.
   __device__ static void prepare(const TileArgs& a, Smem& sm) {
     if constexpr (!kPerToken) {
-      const OuterScale row = outer_scale<false>(a.row_codes ? *a.row_amax : 0.0f);
-      const OuterScale col = outer_scale<false>(a.col_codes ? *a.col_amax : 0.0f);
-      for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads)
-        sm.mult[i / kScaleCodes][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, i < kScaleCodes ? row : col);
+      for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
+        const bool row = i < kScaleCodes;
+        const float* amax = row ? a.row_amax : a.col_amax;
+        const bool wanted = (row ? a.row_codes : a.col_codes) != nullptr;
+        sm.mult[row ? 0 : 1][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, outer_scale<false>(wanted ? *amax : 0.0f));
+      }
     }
   }
 
@@ -220,8 +208,7 @@ struct Nvfp4Tile {
       const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
       uint4 rnd{};
       if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(r * blocks + c0 / kBlock), false);
-      uint32_t packed = encode_values<kSr, V>(fast_block(__uint_as_float(b), m), m, rnd, lane_in_block * V,
-                                              [&](int e) { return element<T>(raw[j], e); });
+      uint32_t packed = encode_values<kSr, V>(m, rnd, lane_in_block * V, [&](int e) { return element<T>(raw[j], e); });
       if (kPerToken && m == 0.0f) packed = 0;
       if (r < a.rows && c0 < a.cols) {
         uint8_t* dst = a.row_codes + r * (a.cols / 2) + c0 / 2;
@@ -259,10 +246,13 @@ struct Nvfp4Tile {
       if constexpr (kPerToken) o = outer_scale<true>(c < a.cols ? a.col_amax[c] : 0.0f);
       float v[kBlock];
 #pragma unroll
-      for (int j = 0; j < kBlock; ++j) v[j] = element<T>(raw[j], e);
+      for (int j = 0; j < kBlock; ++j) {
+        v[j] = element<T>(raw[j], e);
+        if constexpr (kRht) v[j] = __uint_as_float(__float_as_uint(v[j]) ^ (((a.sign_mask >> j) & 1u) << 31));
+      }
       uint32_t bits = 0;
       if constexpr (kRht) {
-        rht_block<kPerToken>(v, a.sign_mask);
+        rht_block<kPerToken>(v, 0u);  // signs flipped above
 #pragma unroll
         for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
       } else {
@@ -276,9 +266,8 @@ struct Nvfp4Tile {
       if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
       uint4 rnd{};
       if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(c * blocks + r0 / kBlock), true);
-      const bool fast = fast_block(b, m);
-      uint32_t lo = encode_values<kSr, 8>(fast, m, rnd, 0, [&](int j) { return v[j]; });
-      uint32_t hi = encode_values<kSr, 8>(fast, m, rnd, 8, [&](int j) { return v[j + 8]; });
+      uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, [&](int j) { return v[j]; });
+      uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, [&](int j) { return v[j + 8]; });
       if (zero_block) lo = hi = 0;
       const int tcol = cl * V + e;
       sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = make_uint2(lo, hi);
