@@ -199,6 +199,7 @@ struct Nvfp4Tile {
     const int lane_in_block = cl % G::kLanesPerBlock;
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
+    uint4 own{};  // SR bits this lane drew for its row of the current group
 #pragma unroll
     for (int j = 0; j < kBlock; ++j) {  // unrolled: raw[] stays in registers
       const int64_t r = r0 + j;
@@ -207,7 +208,15 @@ struct Nvfp4Tile {
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
       const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
       uint4 rnd{};
-      if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(r * blocks + c0 / kBlock), false);
+      if constexpr (kSr) {
+        // The lanes of a block draw the bits of kLanesPerBlock consecutive rows, one row each,
+        // and pass them around: one Philox per row block instead of one per lane.
+        if (j % G::kLanesPerBlock == 0)
+          own = num::sr_block_bits(seed, offset, static_cast<uint64_t>((r + lane_in_block) * blocks + c0 / kBlock), false);
+        const int src = static_cast<int>(threadIdx.x & 31) - lane_in_block + j % G::kLanesPerBlock;
+        rnd = make_uint4(__shfl_sync(0xFFFFFFFFu, own.x, src), __shfl_sync(0xFFFFFFFFu, own.y, src),
+                         __shfl_sync(0xFFFFFFFFu, own.z, src), __shfl_sync(0xFFFFFFFFu, own.w, src));
+      }
       uint32_t packed = encode_values<kSr, V>(m, rnd, lane_in_block * V, [&](int e) { return element<T>(raw[j], e); });
       if (kPerToken && m == 0.0f) packed = 0;
       if (r < a.rows && c0 < a.cols) {
