@@ -120,7 +120,7 @@ const std::vector<Case> kCases = {
     {"quantize E5M2 with NVFP4_PER_TOKEN", kInv, "q->scaling", Q(e.q.dtype = LOWP_DTYPE_E5M2; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
     {"quantize scaling 42", kInv, "q->scaling", Q(e.q.scaling = static_cast<lowp_scaling>(42))},
     {"quantize NVFP4 per-tensor, K 8 (not % 16)", kInv, "NVFP4", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
-    {"quantize NVFP4 per-token", kUns, "NVFP4", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
+    {"quantize NVFP4 per-token, K 8", kInv, "K % 16", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
     {"quantize q rows != x rows", kInv, "q", Q(e.q.rows = R - 1)},
     {"quantize q cols != x cols", kInv, "q", Q(e.q.cols = C + 1)},
     {"quantize q transposed shape", kInv, "q", Q(e.q.rows = C; e.q.cols = R)},
@@ -200,7 +200,7 @@ const std::vector<Case> kCases = {
     {"sizes NULL", kInv, "sizes", [](Env&) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, R, C, nullptr); }},
     {"sizes dtype FLOAT32", kInv, "dtype", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_FLOAT32, LOWP_SCALING_CURRENT, R, C, &e.sizes); }},
     {"sizes E4M3 with NVFP4 scaling", kInv, "scaling", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_NVFP4_PER_TENSOR, R, C, &e.sizes); }},
-    {"sizes NVFP4", kUns, "NVFP4", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, 16, 16, &e.sizes); }},
+    {"sizes NVFP4 per-token, K 8", kInv, "K % 16", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, 16, 8, &e.sizes); }},
     {"sizes rows 0", kInv, "0 x 8", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, 0, C, &e.sizes); }},
     {"sizes cols -2", kInv, "-2", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E5M2, LOWP_SCALING_PER_TOKEN, R, -2, &e.sizes); }},
 };

@@ -127,7 +127,7 @@ const std::vector<Case> kCases = {
     {"quantize E2M1 with FP8 PER_TOKEN", kInv, "scaling", Q(e.q.scaling = LOWP_SCALING_PER_TOKEN)},
     {"quantize E4M3 with NVFP4_PER_TENSOR", kInv, "q->scaling", Q(e.q.dtype = LOWP_DTYPE_E4M3)},
     {"quantize E5M2 with NVFP4_PER_TENSOR", kInv, "q->scaling", Q(e.q.dtype = LOWP_DTYPE_E5M2)},
-    {"quantize NVFP4_PER_TOKEN", kUns, "not built yet", Q(e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
+    {"quantize NVFP4_PER_TOKEN with block_2d", kInv, "block_2d", Q(e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN; e.cfg.block_2d = 1)},
     {"quantize_dact E2M1", kUns, "NVFP4", [](Env& e) { e.valid_quantize(); return lowp_quantize_dact(&e.x_t, e.out, LOWP_ACTIVATION_GELU_TANH, &e.q, &e.cfg, nullptr); }},
     // quantize: pointers
     {"quantize x NULL", kInv, "x", [](Env& e) { e.valid_quantize(); return lowp_quantize(nullptr, &e.q, &e.cfg, nullptr); }},
@@ -148,7 +148,7 @@ const std::vector<Case> kCases = {
     {"dequantize columnwise.amax misaligned", kInv, "q->columnwise.amax", D(LOWP_COLUMNWISE, e.q.columnwise.amax = off(e.col_amax, 1))},
     {"dequantize columnwise.data NULL", kInv, "q->columnwise.data", D(LOWP_COLUMNWISE, e.q.columnwise.data = nullptr)},
     {"dequantize scale_layout 3", kInv, "scale_layout", D(LOWP_ROWWISE, e.q.scale_layout = static_cast<lowp_scale_layout>(3))},
-    {"dequantize NVFP4_PER_TOKEN", kUns, "not built yet", D(LOWP_ROWWISE, e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
+    {"dequantize NVFP4_PER_TOKEN K 40", kInv, "K % 16", D(LOWP_ROWWISE, e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN; e.q.cols = e.out_t.cols = 40)},
     {"dequantize E2M1 with CURRENT", kInv, "scaling", D(LOWP_ROWWISE, e.q.scaling = LOWP_SCALING_CURRENT)},
     {"dequantize out dtype E2M1", kInv, "out", D(LOWP_ROWWISE, e.out_t.dtype = LOWP_DTYPE_E2M1)},
     {"dequantize columnwise into rowwise shape", kInv, "out", D(LOWP_COLUMNWISE, e.out_t.rows = M; e.out_t.cols = K)},
@@ -164,7 +164,7 @@ const std::vector<Case> kCases = {
     {"rng_advance misaligned", kInv, "rng_state", [](Env& e) { return lowp_rng_advance(off(e.rng, 4), 1, nullptr); }},
     // sizes
     {"sizes K 40", kInv, "K % 16", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, M, 40, &e.sizes); }},
-    {"sizes NVFP4_PER_TOKEN", kUns, "not built yet", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, M, K, &e.sizes); }},
+    {"sizes NVFP4_PER_TOKEN K 40", kInv, "K % 16", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, M, 40, &e.sizes); }},
     {"sizes E2M1 with CURRENT", kInv, "scaling", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_CURRENT, M, K, &e.sizes); }},
 };
 
