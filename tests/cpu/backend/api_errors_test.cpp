@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/compare.h"
+#include "common/error_table.h"
 #include "lowp/lowp.h"
 
 using namespace lowp_test;
@@ -70,18 +71,13 @@ T* off(T* p, int bytes) {  // misaligned by `bytes`
   return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + bytes);
 }
 
-struct Case {
-  const char* name;
-  lowp_status want;
-  const char* mentions;  // substring the message must contain
-  std::function<lowp_status(Env&)> call;
-};
+using Case = ErrorCase<Env>;
 
 const lowp_status kInv = LOWP_ERROR_INVALID_ARGUMENT, kUns = LOWP_ERROR_UNSUPPORTED;
 const lowp_dtype kBadDtype = static_cast<lowp_dtype>(99);
 
 // Baselines that must succeed unmodified (so each case below fails for the one thing it breaks).
-const std::vector<std::pair<const char*, std::function<lowp_status(Env&)>>> kBaselines = {
+const Baselines<Env> kBaselines = {
     {"quantize current", [](Env& e) { e.valid_quantize(); return e.quantize(); }},
     {"quantize per-token", [](Env& e) { e.valid_quantize(LOWP_SCALING_PER_TOKEN); return e.quantize(); }},
     {"quantize delayed", [](Env& e) { e.valid_quantize(LOWP_SCALING_DELAYED); return e.quantize(); }},
@@ -208,32 +204,12 @@ const std::vector<Case> kCases = {
 }  // namespace
 
 TEST(ApiErrors, BaselinesSucceed) {
-  for (const auto& [name, call] : kBaselines) {
-    auto env = std::make_unique<Env>();
-    // value-initialised: zeros are a valid input, amax 0, scale 0
-    env->uscale[0] = env->uscale[1] = 1.0f;
-    EXPECT_EQ(call(*env), LOWP_SUCCESS) << name << ": " << lowp_get_last_error();
-    EXPECT_STREQ(lowp_get_last_error(), "") << name;
-  }
+  // value-initialised: zeros are a valid input, amax 0, scale 0; the update's scales are 1
+  expect_baselines_succeed(kBaselines, [](Env& e) { e.uscale[0] = e.uscale[1] = 1.0f; });
 }
 
 TEST(ApiErrors, EveryCaseRejectedWithoutWriting) {
-  int tried = 0;
-  for (const Case& c : kCases) {
-    SCOPED_TRACE(c.name);
-    auto env = std::make_unique<Env>();
-    poison(env.get(), sizeof(Env));
-    // Argument structs live in the arena too; snapshot after the case builds them, by
-    // comparing only the data buffers (everything before x_t).
-    const size_t data_bytes = offsetof(Env, x_t);
-    const lowp_status got = c.call(*env);
-    ++tried;
-    EXPECT_EQ(got, c.want) << "got " << lowp_status_name(got) << ": " << lowp_get_last_error();
-    const std::string msg = lowp_get_last_error();
-    EXPECT_FALSE(msg.empty());
-    EXPECT_NE(msg.find(c.mentions), std::string::npos) << "message \"" << msg << "\" does not name \"" << c.mentions << "\"";
-    EXPECT_TRUE(untouched(env.get(), data_bytes, "arena"));
-  }
+  const int tried = expect_rejected_without_writing(kCases, offsetof(Env, x_t));
   std::cout << "[ api errors ] " << tried << " error cases tried\n";
   ::testing::Test::RecordProperty("error_cases", tried);
   EXPECT_GE(tried, 30);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/compare.h"
+#include "common/error_table.h"
 #include "lowp/lowp.h"
 
 using namespace lowp_test;
@@ -70,16 +71,11 @@ T* off(T* p, int bytes) {
   return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + bytes);
 }
 
-struct Case {
-  const char* name;
-  lowp_status want;
-  const char* mentions;
-  std::function<lowp_status(Env&)> call;
-};
+using Case = ErrorCase<Env>;
 
 const lowp_status kInv = LOWP_ERROR_INVALID_ARGUMENT, kUns = LOWP_ERROR_UNSUPPORTED;
 
-const std::vector<std::pair<const char*, std::function<lowp_status(Env&)>>> kBaselines = {
+const Baselines<Env> kBaselines = {
     {"quantize 1D", [](Env& e) { e.valid_quantize(); return e.quantize(); }},
     {"quantize RHT + SR + estimation", [](Env& e) { e.valid_sr(); e.cfg.amax_estimation = 1; return e.quantize(); }},
     {"quantize 2D swizzled", [](Env& e) { e.valid_quantize(); e.cfg.block_2d = 1; e.q.scale_layout = LOWP_SCALE_LAYOUT_SWIZZLED; return e.quantize(); }},
@@ -171,27 +167,11 @@ const std::vector<Case> kCases = {
 }  // namespace
 
 TEST(Nvfp4ApiErrors, BaselinesSucceed) {
-  for (const auto& [name, call] : kBaselines) {
-    auto env = std::make_unique<Env>();  // value-initialised: zeros are a valid input
-    EXPECT_EQ(call(*env), LOWP_SUCCESS) << name << ": " << lowp_get_last_error();
-    EXPECT_STREQ(lowp_get_last_error(), "") << name;
-  }
+  expect_baselines_succeed(kBaselines);  // value-initialised: zeros are a valid input
 }
 
 TEST(Nvfp4ApiErrors, EveryCaseRejectedWithoutWriting) {
-  int tried = 0;
-  for (const Case& c : kCases) {
-    SCOPED_TRACE(c.name);
-    auto env = std::make_unique<Env>();
-    poison(env.get(), sizeof(Env));
-    const size_t data_bytes = offsetof(Env, x_t);  // every buffer; the argument structs follow
-    const lowp_status got = c.call(*env);
-    ++tried;
-    EXPECT_EQ(got, c.want) << "got " << lowp_status_name(got) << ": " << lowp_get_last_error();
-    const std::string msg = lowp_get_last_error();
-    EXPECT_NE(msg.find(c.mentions), std::string::npos) << "message \"" << msg << "\" does not name \"" << c.mentions << "\"";
-    EXPECT_TRUE(untouched(env.get(), data_bytes, "arena"));
-  }
+  const int tried = expect_rejected_without_writing(kCases, offsetof(Env, x_t));
   std::cout << "[ nvfp4 api errors ] " << tried << " error cases tried\n";
   ::testing::Test::RecordProperty("error_cases", tried);
   EXPECT_GE(tried, 55);
