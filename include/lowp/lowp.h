@@ -110,7 +110,10 @@ typedef struct lowp_quantized_part {
                         NVFP4 per-tensor: 1 float, this orientation's outer amax A (required for
                         every requested part): written by lowp_quantize, or read when
                         cfg->amax_given is 1; read by lowp_dequantize.
-                        NVFP4 per-token: one per orientation row. */
+                        NVFP4 per-token: raw outer amax per orientation row (rowwise: rows
+                        floats, columnwise: cols floats; required for every requested part):
+                        written by lowp_quantize, or read when cfg->amax_given is 1; read by
+                        lowp_dequantize. */
 } lowp_quantized_part;
 
 /** A quantized tensor: format, recipe, shape of x and its rowwise/columnwise copies. */
@@ -134,21 +137,24 @@ typedef struct lowp_quant_config {
   float amax_epsilon;         /**< scale from amax uses max(amax, eps); default 0 */
   int power_of_two_scale;     /**< 1: clear the scale's mantissa bits; default 0 */
   /* NVFP4 knobs (SPEC §4, §5, §7): */
-  int rht;                    /**< 1: random Hadamard transform on the columnwise copy */
+  int rht;                    /**< 1: random Hadamard transform on the columnwise copy (per-tensor:
+                                   rounded to bf16; per-token: kept in fp32) */
   uint32_t rht_sign_mask;     /**< 16-bit sign mask; default 0xD7E8 */
   int stochastic_rounding;    /**< 1: stochastic rounding (needs rng_state) */
   const uint64_t* rng_state;  /**< {seed, offset}, in the memory space of the call */
-  int block_2d;               /**< 1: 16x16 block scales (weights); not with rht */
+  int block_2d;               /**< 1: 16x16 block scales (weights); not with rht; NVFP4 per-tensor only */
   int amax_estimation;        /**< 1: columnwise amax = rowwise amax * amax_estimation_factor
                                    instead of the exact post-RHT amax pass. Applies to the
                                    columnwise copy with rht only (without RHT the columnwise
-                                   amax is the rowwise amax anyway); rowwise is unaffected. */
+                                   amax is the rowwise amax anyway); rowwise is unaffected.
+                                   NVFP4 per-tensor only. */
   float amax_estimation_factor; /**< finite and > 0 when amax_estimation is 1 (checked then);
                                      default 2.0 (forward inputs), 1.0 for gradients */
-  int amax_given;             /**< NVFP4 per-tensor. 0 (default): each requested part's amax is
-                                   computed and written. 1: each requested part's amax is read
-                                   from q->rowwise.amax / q->columnwise.amax (e.g. reduced across
-                                   ranks) and used as is, nothing computed or written for it;
+  int amax_given;             /**< NVFP4 (both recipes). 0 (default): each requested part's amax
+                                   (per-token: amaxes) is computed and written. 1: each requested
+                                   part's amax is read from q->rowwise.amax / q->columnwise.amax
+                                   (e.g. reduced across ranks, or from lowp_nvfp4_amax_per_token)
+                                   and used as is, nothing computed or written for it;
                                    amax_estimation is then ignored. */
 } lowp_quant_config;
 
@@ -186,6 +192,8 @@ typedef struct lowp_quantized_sizes {
  * rowwise R = rows, B = cols/16 and columnwise R = cols, B = rows/16 (the same byte
  * count in both scale layouts); amax_bytes = 4 each; tensor_scale_bytes = 0. When rows % 16 != 0
  * no columnwise copy can be made and its three sizes are 0.
+ * NVFP4 per-token (E2M1 + LOWP_SCALING_NVFP4_PER_TOKEN): as per-tensor, except amax_bytes =
+ * 4 * rows (rowwise) and 4 * cols (columnwise). Grouped: lowp_nvfp4_grouped_sizes.
  */
 LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling,
                                                 int64_t rows, int64_t cols,
@@ -218,8 +226,28 @@ LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling s
  *   lowp_rng_advance between steps); block (i, j) of an orientation with B blocks per row draws
  *   Philox with block index i*B + j (SPEC §7).
  * - FP8-only knobs (amax_epsilon, power_of_two_scale) must be 0. E2M1 with an FP8 scaling, or an
- *   FP8 dtype with an NVFP4 scaling, is invalid; LOWP_SCALING_NVFP4_PER_TOKEN is not built yet
- *   (LOWP_ERROR_UNSUPPORTED). The CUDA NVFP4 kernels are not built yet (LOWP_ERROR_UNSUPPORTED).
+ *   FP8 dtype with an NVFP4 scaling, is invalid. The CUDA NVFP4 kernels are not built yet
+ *   (LOWP_ERROR_UNSUPPORTED).
+ *
+ * NVFP4 per-token (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN; SPEC §3, §5, §6, §7):
+ * one outer amax per row of each orientation instead of one per tensor.
+ * - Shapes, codes and scale arrays as per-tensor (K % 16 == 0; M % 16 == 0 with the columnwise
+ *   copy; every scale padding byte written 0). amax: q->rowwise.amax holds M floats,
+ *   q->columnwise.amax K floats, 4-byte aligned.
+ * - Outer amaxes (K1, also callable alone: lowp_nvfp4_amax_per_token): row_amax[i] =
+ *   max_k |x[i][k]|; col_amax[k] = max_i |x[i][k]|, or with cfg->rht
+ *   0.25 * max over the column's 16-row strips g of |RHT16(g, rht_sign_mask)| (fp32, no bf16
+ *   rounding; a NaN result canonicalised). NaN propagates. cfg->amax_given = 0: the amaxes are
+ *   computed and written, then encoded (K1 then K2); 1: the requested parts' amax arrays are
+ *   read (K2 alone).
+ * - Encode (K2) of orientation row i with stored amax A_i: S_enc = S_enc(max(A_i, 1e-12)) (so a
+ *   zero row gets 2688/1e-12 and a NaN amax 1e-12); per 16-element block b = max|block|
+ *   (with RHT: max|RHT16(g)| * 0.25), s = UE4M3 block scale, m = S_enc / float(s) (RN), codes
+ *   E2M1(v * m), with RHT E2M1(RHT16(g) * (m * 0.25)). A block whose scale decodes to 0 writes
+ *   codes 0 (positive zero) whatever the signs.
+ * - Knobs: rht (columnwise copy only), rht_sign_mask, stochastic_rounding + rng_state (block
+ *   (i, j) draws with index i*B + j, as per-tensor), amax_given. block_2d and amax_estimation
+ *   belong to the per-tensor recipe and are rejected, as are the FP8-only knobs.
  */
 LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* q,
                                    const lowp_quant_config* cfg, void* stream);
@@ -230,6 +258,8 @@ LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* 
  * NVFP4 per-tensor: x^ = e2m1(q) * (float(s) * A * (1/2688)) with s read from the part's
  * scale_inv in q->scale_layout and A = *part.amax (a NaN result is canonicalised). A columnwise
  * copy made with RHT dequantizes to the RHT domain (bf16(RHT16(g) * 0.25)), not to x^T.
+ * NVFP4 per-token: the same with A = max(part.amax[r], 1e-12) for row r of the orientation (as
+ * the encoder used it). A columnwise copy made with RHT dequantizes to RHT16(g) * 0.25 (fp32).
  */
 LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which,
                                      lowp_tensor* out, void* stream);
@@ -368,6 +398,82 @@ LOWP_API lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor
  */
 LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* bad_member_plus_one,
                                                void* stream);
+
+/**
+ * NVFP4 per-token K1 alone (SPEC §5): the outer amaxes of lowp_quantize's per-token recipe in one
+ * read of x, for a later lowp_quantize with cfg->amax_given = 1 (which then gives the bytes of
+ * the composite call). row_amax: x->rows floats, row_amax[i] = max_k |x[i][k]|. col_amax:
+ * x->cols floats, col_amax[k] = max_i |x[i][k]|, or with cfg->rht 0.25 * max over the column's
+ * 16-row strips of |RHT16(strip, cfg->rht_sign_mask)| in fp32 (canonical NaN). Either output may
+ * be NULL, not both; both 4-byte aligned; overwritten. Reads cfg->rht and cfg->rht_sign_mask
+ * only (NULL cfg: the defaults, no RHT); other fields are ignored. Shapes: any rows, cols >= 1
+ * (K % 16 is not needed for the amaxes; the encode needs it); col_amax with cfg->rht needs
+ * rows % 16 == 0.
+ */
+LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
+                                               const lowp_quant_config* cfg, void* stream);
+
+/**
+ * Grouped NVFP4 per-token quantize (SPEC §5, "Grouped"): N members split along the rows of one
+ * tensor x (R x K, R = x->rows = sum of member_rows, K = x->cols), one pass for the whole group,
+ * every member's outputs byte-identical to lowp_quantize of that member alone (with SR: the
+ * block numbering below). q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN, q->rows/cols
+ * = x's; the knobs, shapes and per-part requirements are lowp_quantize's per-token ones, with
+ * "M" meaning each member's rows: K % 16 == 0; with the columnwise copy every M_t % 16 == 0.
+ *
+ * member_rows: N int64 (N >= 1), M_t >= 0 (empty members allowed; R may be 0, x->data still
+ * not NULL), 8-byte aligned, in host or device memory. Member t covers rows [R_t, R_t + M_t) of
+ * x, R_t = M_0 + ... + M_{t-1}. Host member_rows (with host or device data) are checked before
+ * anything is written. Device member_rows (CUDA backend
+ * only) are never read by the host: no host sync, graph-capturable; a layout that breaks the
+ * rules is caught on the device, nothing is written, and lowp_grouped_layout_error(workspace)
+ * reports index + 1 of the first bad member (a negative M_t, M_t % 16 != 0 with the
+ * columnwise copy, or members running past R; members that end short of R report the last one).
+ * workspace: lowp_grouped_workspace_size(N) bytes, 8-byte aligned, in device memory for the CUDA
+ * backend; the CPU backend needs none (NULL, 0 is fine).
+ *
+ * Output layout (all arrays of one part back to back, member after member; C = roundup(K/16, 4)):
+ * - rowwise codes: R x K/2 bytes, member t at byte R_t*K/2 (the whole tensor's rowwise codes).
+ *   rowwise amax: R floats, member t at R_t. rowwise scales: member t's own padded array
+ *   [roundup(M_t,128)][C] (in q->scale_layout) at byte sum_{u<t} roundup(M_u,128)*C.
+ * - columnwise codes: member t's M_t-column transpose (K x M_t, row-major) at byte R_t*K/2.
+ *   columnwise amax: [N][K] floats, member t at t*K (an empty member's K amaxes are written 0).
+ *   columnwise scales: member t's [roundup(K,128)][roundup(M_t/16,4)] array at byte
+ *   sum_{u<t} roundup(K,128)*roundup(M_u/16,4).
+ * - An empty member's scale arrays occupy 0 bytes; nothing else is written for it.
+ * - SR: block (i, j) of member t (B_t blocks per row of that orientation) draws with index
+ *   R_t*K/16 + i*B_t + j, i.e. blocks are numbered member after member (SPEC §7).
+ * lowp_nvfp4_grouped_sizes gives buffer sizes that fit every split.
+ */
+LOWP_API lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensors,
+                                                 const int64_t* member_rows, lowp_quantized_tensor* q,
+                                                 const lowp_quant_config* cfg, void* workspace,
+                                                 size_t workspace_bytes, void* stream);
+
+/**
+ * Grouped K1: lowp_nvfp4_amax_per_token of every member in one pass, laid out as
+ * lowp_nvfp4_grouped_quantize's amax arrays: row_amax R floats (member t at R_t), col_amax
+ * [N][K] floats (member t at t*K; 0 for an empty member). member_rows, workspace and cfg as
+ * there and in lowp_nvfp4_amax_per_token; col_amax with cfg->rht needs every M_t % 16 == 0.
+ */
+LOWP_API lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors,
+                                             const int64_t* member_rows, float* row_amax, float* col_amax,
+                                             const lowp_quant_config* cfg, void* workspace,
+                                             size_t workspace_bytes, void* stream);
+
+/**
+ * Buffer sizes for lowp_nvfp4_grouped_quantize of N members with R rows in total and K cols,
+ * valid for every split of R into N members (K % 16 == 0 required; R >= 0). With C =
+ * roundup(K/16, 4):
+ * - data_bytes = R*K/2 each; amax_bytes[0] = 4R, amax_bytes[1] = 4*N*K.
+ * - scale_inv_bytes[0] = 128 * (floor((R - n)/128) + n) * C with n = min(N, R);
+ *   scale_inv_bytes[1] = roundup(K,128) * 4 * (floor((R/16 - n)/4) + n) with n = min(N, R/16).
+ *   These are the largest sums any split reaches (n - 1 members of one row, or one 16-row
+ *   strip, and the rest in one member), so they bound every split and are reached by some.
+ * When R % 16 != 0 no columnwise copy can be made and its three sizes are 0.
+ */
+LOWP_API lowp_status lowp_nvfp4_grouped_sizes(int64_t num_tensors, int64_t total_rows, int64_t cols,
+                                              lowp_quantized_sizes* sizes);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -15,25 +15,14 @@ bool is_fp8_scaling(lowp_scaling s) {
   return s == LOWP_SCALING_DELAYED || s == LOWP_SCALING_CURRENT || s == LOWP_SCALING_PER_TOKEN;
 }
 
-lowp_status check_tensor(const lowp_tensor* t, const char* name) {
-  LOWP_TRY(check_not_null(t, name));
-  LOWP_TRY(check_high_precision_dtype(t->dtype, name));
-  LOWP_TRY(check_shape(t->rows, t->cols, name));
-  LOWP_TRY(check_not_null(t->data, name));
-  return check_aligned(t->data, dtype_bytes(t->dtype), name);
-}
-
 lowp_status check_float_ptr(const float* p, const char* name, bool required) {
   if (required) LOWP_TRY(check_not_null(p, name));
   return check_aligned(p, 4, name);
 }
 
 lowp_status check_recipe(lowp_dtype dtype, lowp_scaling scaling, const char* name) {
-  if (dtype == LOWP_DTYPE_E2M1 && scaling == LOWP_SCALING_NVFP4_PER_TENSOR) return LOWP_SUCCESS;
-  if (dtype == LOWP_DTYPE_E2M1 && scaling == LOWP_SCALING_NVFP4_PER_TOKEN)
-    return fail(LOWP_ERROR_UNSUPPORTED,
-                "%s: the NVFP4 per-token recipe (LOWP_SCALING_NVFP4_PER_TOKEN) is not built yet in "
-                "this version of lowp", name);
+  if (dtype == LOWP_DTYPE_E2M1 && (scaling == LOWP_SCALING_NVFP4_PER_TENSOR || scaling == LOWP_SCALING_NVFP4_PER_TOKEN))
+    return LOWP_SUCCESS;
   if (dtype == LOWP_DTYPE_E2M1)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "%s->scaling %d does not fit dtype E2M1; expected LOWP_SCALING_NVFP4_PER_TENSOR or "
@@ -59,7 +48,8 @@ lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, lowp_
   if (q->dtype == LOWP_DTYPE_E2M1) {
     if (act_input != nullptr)
       return fail(LOWP_ERROR_UNSUPPORTED, "lowp_quantize_dact: NVFP4 (E2M1) is not supported; use FP8");
-    return nvfp4_api::quantize(*x, *q, cfg, stream);
+    return q->scaling == LOWP_SCALING_NVFP4_PER_TOKEN ? nvfp4_per_token_api::quantize(*x, *q, cfg, stream)
+                                                      : nvfp4_api::quantize(*x, *q, cfg, stream);
   }
   if (q->rows != x->rows || q->cols != x->cols)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "q is %lld x %lld but x is %lld x %lld",
@@ -144,7 +134,9 @@ lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling, i
   LOWP_TRY(check_not_null(sizes, "sizes"));
   LOWP_TRY(check_recipe(dtype, scaling, "query"));
   LOWP_TRY(check_shape(rows, cols, "shape"));
-  if (dtype == LOWP_DTYPE_E2M1) return nvfp4_api::sizes(rows, cols, sizes);
+  if (dtype == LOWP_DTYPE_E2M1)
+    return scaling == LOWP_SCALING_NVFP4_PER_TOKEN ? nvfp4_per_token_api::sizes(rows, cols, sizes)
+                                                   : nvfp4_api::sizes(rows, cols, sizes);
   lowp_quantized_sizes s{};
   const size_t n = static_cast<size_t>(rows) * static_cast<size_t>(cols);
   s.data_bytes[0] = s.data_bytes[1] = n;
@@ -190,7 +182,9 @@ lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation whi
                 which == LOWP_ROWWISE ? "rowwise" : "columnwise", static_cast<long long>(rows),
                 static_cast<long long>(cols));
   LOWP_TRY(check_not_null(part.data, which == LOWP_ROWWISE ? "q->rowwise.data" : "q->columnwise.data"));
-  if (q->dtype == LOWP_DTYPE_E2M1) return nvfp4_api::dequantize(*q, which, *out, stream);
+  if (q->dtype == LOWP_DTYPE_E2M1)
+    return q->scaling == LOWP_SCALING_NVFP4_PER_TOKEN ? nvfp4_per_token_api::dequantize(*q, which, *out, stream)
+                                                      : nvfp4_api::dequantize(*q, which, *out, stream);
   const bool per_row = q->scaling == LOWP_SCALING_PER_TOKEN;
   const float* scale_inv = per_row ? static_cast<const float*>(part.scale_inv) : q->scale_inv;
   const char* scale_name = !per_row ? "q->scale_inv"

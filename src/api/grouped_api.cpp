@@ -57,20 +57,8 @@ lowp_status check_group(const lowp_grouped_tensor* g, const char* name, GroupLay
   return LOWP_SUCCESS;
 }
 
-// The backend follows the data; device layouts need the CUDA backend, and the CUDA backend
-// needs the workspace.
 lowp_status check_backend(MemorySpace data, const GroupLayout& L, const void* ws, size_t ws_bytes) {
-  if (data == MemorySpace::kHost && L.on_device)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "the group's layout arrays are in device memory but its data is in host memory");
-  if (data == MemorySpace::kDevice) {
-    LOWP_TRY(check_not_null(ws, "workspace"));
-    LOWP_TRY(check_aligned(ws, 8, "workspace"));
-    if (ws_bytes < grouped_workspace_bytes(L.n))
-      return fail(LOWP_ERROR_INVALID_ARGUMENT, "workspace_bytes is %zu; %lld members need %zu (lowp_grouped_workspace_size)",
-                  ws_bytes, static_cast<long long>(L.n), grouped_workspace_bytes(L.n));
-  }
-  return LOWP_SUCCESS;
+  return check_grouped_backend(data, L.on_device, "the group's layout arrays are", L.n, ws, ws_bytes);
 }
 
 lowp_status check_outputs(const lowp_grouped_quantized_tensor* q, int64_t n) {

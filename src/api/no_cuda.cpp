@@ -27,5 +27,10 @@ lowp_status grouped_layout_error(const void*, int64_t*, void*) { return not_buil
 lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs&, void*) { return not_built(); }
 lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs&, void*) { return not_built(); }
 lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs&, void*) { return not_built(); }
+lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs&, void*) { return not_built(); }
+lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs&, void*) { return not_built(); }
+lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs&, void*) { return not_built(); }
+lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs&, void*) { return not_built(); }
+lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs&, void*) { return not_built(); }
 lowp_status rng_advance(uint64_t*, uint64_t, void*) { return not_built(); }
 }  // namespace lowp::cuda

@@ -1,6 +1,7 @@
 // C entry points of the NVFP4 per-tensor recipe: validation (SPEC §9: every rule checked before
-// any memory is touched), backend choice by memory space, POD arguments, call. Also the recipe
-// defaults per tensor role, the standalone scale swizzle and the RNG-state advance.
+// any memory is touched), backend choice by memory space, POD arguments, call; the checks it
+// shares with the per-token recipe (nvfp4_per_token_api.cpp). Also the recipe defaults per
+// tensor role, the standalone scale swizzle and the RNG-state advance.
 #include "nvfp4_api.h"
 
 #include <cmath>
@@ -17,10 +18,6 @@ constexpr int64_t kBlock = 16;
 
 long long ll(int64_t v) { return static_cast<long long>(v); }
 
-size_t scale_array_bytes(int64_t rows, int64_t blocks) {
-  return static_cast<size_t>(num::scale_rows_padded(rows) * num::scale_cols_padded(blocks));
-}
-
 lowp_status check_layout(lowp_scale_layout l) {
   if (l == LOWP_SCALE_LAYOUT_COMPACT || l == LOWP_SCALE_LAYOUT_SWIZZLED) return LOWP_SUCCESS;
   return fail(LOWP_ERROR_INVALID_ARGUMENT,
@@ -34,23 +31,8 @@ lowp_status check_k(int64_t cols, const char* name) {
               "%s->cols (K) is %lld; NVFP4 needs K %% 16 == 0 (16-element blocks along K)", name, ll(cols));
 }
 
-lowp_status check_m_for_columnwise(int64_t rows, const char* name) {
-  if (rows % kBlock == 0) return LOWP_SUCCESS;
-  return fail(LOWP_ERROR_INVALID_ARGUMENT,
-              "%s->rows (M) is %lld; the NVFP4 columnwise copy needs M %% 16 == 0 (16-element blocks "
-              "along M): request the rowwise copy only, or pad M",
-              name, ll(rows));
-}
-
-// The recipe knobs that do not depend on the tensor's buffers.
-lowp_status check_config(const lowp_quant_config& c, int64_t rows) {
-  if (c.amax_epsilon != 0.0f)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg->amax_epsilon is %g; it applies to FP8 recipes only, set it to 0 for NVFP4",
-                static_cast<double>(c.amax_epsilon));
-  if (c.power_of_two_scale)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg->power_of_two_scale applies to FP8 recipes only; set it to 0 for NVFP4");
+// The per-tensor recipe's own knobs (2D combinations, amax estimation factor).
+lowp_status check_per_tensor_config(const lowp_quant_config& c, int64_t rows) {
   if (c.block_2d && c.rht)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "cfg->block_2d with cfg->rht: the 2D (weight) recipe has no RHT; turn one of them off");
@@ -61,19 +43,10 @@ lowp_status check_config(const lowp_quant_config& c, int64_t rows) {
   if (c.block_2d && rows % kBlock != 0)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "x->rows (M) is %lld; cfg->block_2d needs M %% 16 == 0 (16x16 tiles)", ll(rows));
-  if (c.rht && c.rht_sign_mask > 0xFFFFu)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->rht_sign_mask is 0x%x; it is a 16-bit mask",
-                c.rht_sign_mask);
   if (c.amax_estimation && !(c.amax_estimation_factor > 0.0f && std::isfinite(c.amax_estimation_factor)))
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "cfg->amax_estimation_factor is %g; with cfg->amax_estimation it must be finite and > 0",
                 static_cast<double>(c.amax_estimation_factor));
-  if (c.stochastic_rounding) {
-    if (c.rng_state == nullptr)
-      return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                  "cfg->rng_state is NULL; cfg->stochastic_rounding needs {seed, offset} (two uint64)");
-    LOWP_TRY(check_aligned(c.rng_state, 8, "cfg->rng_state"));
-  }
   return LOWP_SUCCESS;
 }
 
@@ -83,32 +56,89 @@ lowp_status check_part(const lowp_quantized_part& p, const char* scale_name, con
   return check_aligned(p.amax, 4, amax_name);
 }
 
+}  // namespace
+
+size_t scale_array_bytes(int64_t rows, int64_t blocks) {
+  return static_cast<size_t>(num::scale_rows_padded(rows) * num::scale_cols_padded(blocks));
+}
+
+lowp_status check_m_for_columnwise(int64_t rows, const char* name) {
+  if (rows % kBlock == 0) return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "%s->rows (M) is %lld; the NVFP4 columnwise copy needs M %% 16 == 0 (16-element blocks "
+              "along M): request the rowwise copy only, or pad M",
+              name, ll(rows));
+}
+
+lowp_status check_common_config(const lowp_quant_config& c) {
+  if (c.amax_epsilon != 0.0f)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->amax_epsilon is %g; it applies to FP8 recipes only, set it to 0 for NVFP4",
+                static_cast<double>(c.amax_epsilon));
+  if (c.power_of_two_scale)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->power_of_two_scale applies to FP8 recipes only; set it to 0 for NVFP4");
+  if (c.rht && c.rht_sign_mask > 0xFFFFu)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->rht_sign_mask is 0x%x; it is a 16-bit mask",
+                c.rht_sign_mask);
+  if (c.stochastic_rounding) {
+    if (c.rng_state == nullptr)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                  "cfg->rng_state is NULL; cfg->stochastic_rounding needs {seed, offset} (two uint64)");
+    LOWP_TRY(check_aligned(c.rng_state, 8, "cfg->rng_state"));
+  }
+  return LOWP_SUCCESS;
+}
+
+lowp_quant_config resolve_config(const lowp_quant_config* cfg) {
+  lowp_quant_config c;
+  lowp_quant_config_default(&c);
+  if (cfg != nullptr) c = *cfg;
+  return c;
+}
+
+lowp_status check_outputs(const lowp_tensor& x, const lowp_quantized_tensor& q, bool* want_row, bool* want_col) {
+  if (q.rows != x.rows || q.cols != x.cols)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "q is %lld x %lld but x is %lld x %lld", ll(q.rows), ll(q.cols),
+                ll(x.rows), ll(x.cols));
+  *want_row = q.rowwise.data != nullptr;
+  *want_col = q.columnwise.data != nullptr;
+  if (!*want_row && !*want_col)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "q->rowwise.data and q->columnwise.data are both NULL; request at least one");
+  LOWP_TRY(check_k(x.cols, "x"));
+  if (*want_col) LOWP_TRY(check_m_for_columnwise(x.rows, "x"));
+  LOWP_TRY(check_layout(q.scale_layout));
+  if (*want_row) LOWP_TRY(check_part(q.rowwise, "q->rowwise.scale_inv", "q->rowwise.amax"));
+  if (*want_col) LOWP_TRY(check_part(q.columnwise, "q->columnwise.scale_inv", "q->columnwise.amax"));
+  return LOWP_SUCCESS;
+}
+
 Nvfp4Part part_args(const lowp_quantized_part& p, bool wanted) {
   if (!wanted) return {nullptr, nullptr, nullptr};
   return {static_cast<uint8_t*>(p.data), static_cast<uint8_t*>(p.scale_inv), p.amax};
 }
 
-}  // namespace
+lowp_status quantize_space(const void* x, const Nvfp4Part& row, const Nvfp4Part& col, const uint64_t* rng_state,
+                           MemorySpace* space) {
+  return check_same_space({{x, "x->data"},
+                           {row.codes, "q->rowwise.data"},
+                           {row.scales, "q->rowwise.scale_inv"},
+                           {row.amax, "q->rowwise.amax"},
+                           {col.codes, "q->columnwise.data"},
+                           {col.scales, "q->columnwise.scale_inv"},
+                           {col.amax, "q->columnwise.amax"},
+                           {rng_state, "cfg->rng_state"}},
+                          space);
+}
 
 lowp_status quantize(const lowp_tensor& x, const lowp_quantized_tensor& q, const lowp_quant_config* cfg,
                      void* stream) {
-  if (q.rows != x.rows || q.cols != x.cols)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "q is %lld x %lld but x is %lld x %lld", ll(q.rows), ll(q.cols),
-                ll(x.rows), ll(x.cols));
-  lowp_quant_config c;
-  lowp_quant_config_default(&c);
-  if (cfg != nullptr) c = *cfg;
-  const bool want_row = q.rowwise.data != nullptr;
-  const bool want_col = q.columnwise.data != nullptr;
-  if (!want_row && !want_col)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "q->rowwise.data and q->columnwise.data are both NULL; request at least one");
-  LOWP_TRY(check_k(x.cols, "x"));
-  if (want_col) LOWP_TRY(check_m_for_columnwise(x.rows, "x"));
-  LOWP_TRY(check_config(c, x.rows));
-  LOWP_TRY(check_layout(q.scale_layout));
-  if (want_row) LOWP_TRY(check_part(q.rowwise, "q->rowwise.scale_inv", "q->rowwise.amax"));
-  if (want_col) LOWP_TRY(check_part(q.columnwise, "q->columnwise.scale_inv", "q->columnwise.amax"));
+  bool want_row, want_col;
+  LOWP_TRY(check_outputs(x, q, &want_row, &want_col));
+  const lowp_quant_config c = resolve_config(cfg);
+  LOWP_TRY(check_common_config(c));
+  LOWP_TRY(check_per_tensor_config(c, x.rows));
 
   Nvfp4QuantizeArgs a{};
   a.x = {x.data, x.dtype, x.rows, x.cols};
@@ -124,21 +154,13 @@ lowp_status quantize(const lowp_tensor& x, const lowp_quantized_tensor& q, const
   a.amax_estimation_factor = c.amax_estimation_factor;
   a.amax_given = c.amax_given != 0;
   MemorySpace space;
-  LOWP_TRY(check_same_space({{x.data, "x->data"},
-                             {a.row.codes, "q->rowwise.data"},
-                             {a.row.scales, "q->rowwise.scale_inv"},
-                             {a.row.amax, "q->rowwise.amax"},
-                             {a.col.codes, "q->columnwise.data"},
-                             {a.col.scales, "q->columnwise.scale_inv"},
-                             {a.col.amax, "q->columnwise.amax"},
-                             {a.rng_state, "cfg->rng_state"}},
-                            &space));
+  LOWP_TRY(quantize_space(x.data, a.row, a.col, a.rng_state, &space));
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_quantize(a, stream) : cpu::nvfp4_quantize(a));
   return succeed();
 }
 
-lowp_status dequantize(const lowp_quantized_tensor& q, lowp_orientation which, const lowp_tensor& out,
-                       void* stream) {
+lowp_status dequantize_args(const lowp_quantized_tensor& q, lowp_orientation which, const lowp_tensor& out,
+                            Nvfp4DequantizeArgs* a, MemorySpace* space) {
   const bool row = which == LOWP_ROWWISE;
   const lowp_quantized_part& part = row ? q.rowwise : q.columnwise;
   LOWP_TRY(check_k(q.cols, "q"));
@@ -146,17 +168,23 @@ lowp_status dequantize(const lowp_quantized_tensor& q, lowp_orientation which, c
   LOWP_TRY(check_layout(q.scale_layout));
   LOWP_TRY(check_part(part, row ? "q->rowwise.scale_inv" : "q->columnwise.scale_inv",
                       row ? "q->rowwise.amax" : "q->columnwise.amax"));
-  const Nvfp4DequantizeArgs a{static_cast<const uint8_t*>(part.data),
-                              static_cast<const uint8_t*>(part.scale_inv),
-                              part.amax,
-                              out.rows,
-                              out.cols,
-                              q.scale_layout,
-                              out.data,
-                              out.dtype};
+  *a = {static_cast<const uint8_t*>(part.data),
+        static_cast<const uint8_t*>(part.scale_inv),
+        part.amax,
+        out.rows,
+        out.cols,
+        q.scale_layout,
+        out.data,
+        out.dtype};
+  return check_same_space(
+      {{a->codes, "codes"}, {a->scales, "scale_inv"}, {a->amax, "amax"}, {a->out, "out->data"}}, space);
+}
+
+lowp_status dequantize(const lowp_quantized_tensor& q, lowp_orientation which, const lowp_tensor& out,
+                       void* stream) {
+  Nvfp4DequantizeArgs a;
   MemorySpace space;
-  LOWP_TRY(check_same_space(
-      {{a.codes, "codes"}, {a.scales, "scale_inv"}, {a.amax, "amax"}, {a.out, "out->data"}}, &space));
+  LOWP_TRY(dequantize_args(q, which, out, &a, &space));
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_dequantize(a, stream) : cpu::nvfp4_dequantize(a));
   return succeed();
 }

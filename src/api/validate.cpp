@@ -1,5 +1,7 @@
 #include "validate.h"
 
+#include "common/fp8_args.h"  // dtype_bytes
+#include "common/grouped_args.h"  // grouped_workspace_bytes
 #include "error.h"
 
 namespace lowp {
@@ -22,6 +24,35 @@ lowp_status check_shape(int64_t rows, int64_t cols, const char* name) {
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s has shape %lld x %lld; both dims must be >= 1",
                 name, static_cast<long long>(rows), static_cast<long long>(cols));
   return check_element_count(rows, cols, name);
+}
+
+lowp_status check_tensor(const lowp_tensor* t, const char* name, bool allow_empty_rows) {
+  LOWP_TRY(check_not_null(t, name));
+  LOWP_TRY(check_high_precision_dtype(t->dtype, name));
+  if (allow_empty_rows) {
+    if (t->rows < 0 || t->cols < 1)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s has shape %lld x %lld; rows must be >= 0 and cols >= 1", name,
+                  static_cast<long long>(t->rows), static_cast<long long>(t->cols));
+    LOWP_TRY(check_element_count(t->rows, t->cols, name));
+  } else {
+    LOWP_TRY(check_shape(t->rows, t->cols, name));
+  }
+  LOWP_TRY(check_not_null(t->data, name));
+  return check_aligned(t->data, dtype_bytes(t->dtype), name);
+}
+
+lowp_status check_grouped_backend(MemorySpace data, bool layout_on_device, const char* layout, int64_t n,
+                                  const void* ws, size_t ws_bytes) {
+  if (data == MemorySpace::kHost && layout_on_device)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s in device memory but the data is in host memory", layout);
+  if (data == MemorySpace::kDevice) {
+    LOWP_TRY(check_not_null(ws, "workspace"));
+    LOWP_TRY(check_aligned(ws, 8, "workspace"));
+    if (ws_bytes < grouped_workspace_bytes(n))
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "workspace_bytes is %zu; %lld members need %zu (lowp_grouped_workspace_size)",
+                  ws_bytes, static_cast<long long>(n), grouped_workspace_bytes(n));
+  }
+  return LOWP_SUCCESS;
 }
 
 lowp_status check_element_count(int64_t rows, int64_t cols, const char* name) {

@@ -1,6 +1,7 @@
 // Argument checks shared by the API entry points. Each returns LOWP_SUCCESS or a failure whose
 // message names the argument and the rule.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 
@@ -23,6 +24,16 @@ lowp_status check_same_space(std::initializer_list<NamedPointer> ptrs, MemorySpa
 
 // rows * cols elements of `bytes_per_element` must fit in int64 and in size_t.
 lowp_status check_element_count(int64_t rows, int64_t cols, const char* name);
+
+// A dense high-precision tensor: not NULL, FLOAT32/FLOAT16/BFLOAT16, rows and cols >= 1 (rows
+// >= 0 with allow_empty_rows), data not NULL and aligned to its element size.
+lowp_status check_tensor(const lowp_tensor* t, const char* name, bool allow_empty_rows = false);
+
+// Grouped calls: the backend follows the data; layout arrays in device memory need the CUDA
+// backend (`layout` names them), and the CUDA backend needs lowp_grouped_workspace_size(n)
+// bytes of 8-byte-aligned workspace.
+lowp_status check_grouped_backend(MemorySpace data, bool layout_on_device, const char* layout, int64_t n,
+                                  const void* ws, size_t ws_bytes);
 
 }  // namespace lowp
 

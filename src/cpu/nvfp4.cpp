@@ -4,32 +4,20 @@
 // swizzled layout. Every formula comes from src/numerics; this file only walks the blocks.
 // Parallel over the rows of each orientation.
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "common/backends.h"
-#include "elements.h"
-#include "numerics/convert.h"
-#include "numerics/minifloat.h"
 #include "numerics/nvfp4_scaling.h"
 #include "numerics/rht16.h"
-#include "numerics/stochastic_rounding.h"
-#include "nvfp4_scales.h"
+#include "nvfp4_blocks.h"
 #include "parallel.h"
 
 namespace lowp::cpu {
 namespace {
 
-constexpr int64_t kBlock = 16;
+using nvfp4_blocks::kBlock;
+using nvfp4_blocks::x_at;
 constexpr int64_t kRowsPerChunk = 16;
-
-float x_at(const DenseView& x, int64_t r, int64_t c) { return load_f32(x.data, x.dtype, r * x.cols + c); }
-
-uint32_t fold_block(const float v[kBlock]) {
-  uint32_t acc = 0;
-  for (int t = 0; t < kBlock; ++t) acc = num::amax_bits_fold(acc, v[t]);
-  return acc;
-}
 
 // The per-tensor recipe's RHT (SPEC §4): bf16(RHT16(g) * 0.25), RNE. A NaN out of the transform
 // is canonicalised first so both backends round the same NaN.
@@ -39,11 +27,10 @@ void rht_to_bf16(float v[kBlock], uint32_t sign_mask) {
     v[t] = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(num::mul_rn(v[t], 0.25f))));
 }
 
-// Block jb of row i of an orientation, as the 16 values the encoder sees. Rowwise:
-// x[i][16jb + t]. Columnwise (row i of x^T): x[16jb + t][i], RHT-transformed when asked.
+// Block jb of row i of an orientation, as the 16 values the encoder sees (columnwise:
+// RHT-transformed when asked).
 void load_block(const Nvfp4QuantizeArgs& a, bool columnwise, int64_t i, int64_t jb, float v[kBlock]) {
-  for (int t = 0; t < kBlock; ++t)
-    v[t] = columnwise ? x_at(a.x, jb * kBlock + t, i) : x_at(a.x, i, jb * kBlock + t);
+  nvfp4_blocks::load(a.x, columnwise, i, jb, v);
   if (columnwise && a.rht) rht_to_bf16(v, a.rht_sign_mask);
 }
 
@@ -57,7 +44,7 @@ float columnwise_rht_amax(const Nvfp4QuantizeArgs& a) {
       for (int64_t jb = 0; jb < blocks; ++jb) {
         float v[kBlock];
         load_block(a, true, i, jb, v);
-        acc = std::max(acc, fold_block(v));
+        acc = std::max(acc, nvfp4_blocks::fold(v));
       }
       partial[i] = acc;
     }
@@ -81,46 +68,28 @@ std::vector<float> tile_amaxes(const DenseView& x) {
   return tiles;
 }
 
-// Encodes one orientation (rows x cols of it) with outer amax `amax`. `tiles` (2D only) gives
-// the block amax; otherwise it is the amax of the block's 16 values.
+// Encodes one orientation with outer amax `amax`. `tiles` (2D only) gives the block amax;
+// otherwise it is the amax of the block's 16 values.
 void encode_orientation(const Nvfp4QuantizeArgs& a, const Nvfp4Part& p, bool columnwise, float amax,
                         const std::vector<float>* tiles) {
-  const int64_t rows = columnwise ? a.x.cols : a.x.rows;
-  const int64_t cols = columnwise ? a.x.rows : a.x.cols;
-  const int64_t blocks = cols / kBlock;
+  const int64_t blocks = (columnwise ? a.x.rows : a.x.cols) / kBlock;
   const int64_t tile_cols = a.x.cols / kBlock;
   const float s_enc = num::nvfp4_encode_scale(amax);
-  const ScaleIndex scale_at(blocks, a.scale_layout);
-  const uint64_t seed = a.stochastic_rounding ? a.rng_state[0] : 0;
-  const uint64_t offset = a.stochastic_rounding ? a.rng_state[1] : 0;
-  std::memset(p.scales, 0, static_cast<size_t>(scale_bytes(rows, blocks)));  // padding is zero
-  parallel_for(rows, kRowsPerChunk, [&](int64_t r0, int64_t r1) {
-    for (int64_t i = r0; i < r1; ++i) {
-      for (int64_t jb = 0; jb < blocks; ++jb) {
-        float v[kBlock];
-        load_block(a, columnwise, i, jb, v);
-        float b;
-        if (tiles) {  // tile (row tile, col tile) of x holding this block
-          const int64_t ti = columnwise ? jb : i / kBlock, tj = columnwise ? i / kBlock : jb;
-          b = (*tiles)[ti * tile_cols + tj];
-        } else {
-          b = num::float_of(fold_block(v));
-        }
-        const uint8_t s = num::nvfp4_block_scale(b, s_enc);
-        const float m = num::nvfp4_multiplier_per_tensor(s, s_enc);
-        uint4 bits{};
-        if (a.stochastic_rounding)
-          bits = num::sr_block_bits(seed, offset, static_cast<uint64_t>(i * blocks + jb), columnwise);
-        uint8_t code[kBlock];
-        for (int t = 0; t < kBlock; ++t) {
-          const float y = num::mul_rn(v[t], m);
-          code[t] = a.stochastic_rounding ? num::encode_e2m1_sr(y, num::sr_byte(bits, t)) : num::encode_e2m1(y);
-        }
-        uint8_t* out = p.codes + i * (cols / 2) + jb * (kBlock / 2);
-        for (int t = 0; t < kBlock; t += 2) out[t / 2] = num::pack_e2m1(code[t], code[t + 1]);
-        p.scales[scale_at(i, jb)] = s;
-      }
+  const uint64_t* rng = a.stochastic_rounding ? a.rng_state : nullptr;
+  nvfp4_blocks::encode_orientation(a.x, columnwise, a.scale_layout, p, [&](int64_t i, int64_t jb, uint8_t* codes) {
+    float v[kBlock];
+    load_block(a, columnwise, i, jb, v);
+    float b;
+    if (tiles) {  // tile (row tile, col tile) of x holding this block
+      const int64_t ti = columnwise ? jb : i / kBlock, tj = columnwise ? i / kBlock : jb;
+      b = (*tiles)[ti * tile_cols + tj];
+    } else {
+      b = num::float_of(nvfp4_blocks::fold(v));
     }
+    const uint8_t s = num::nvfp4_block_scale(b, s_enc);
+    nvfp4_blocks::encode(v, num::nvfp4_multiplier_per_tensor(s, s_enc), rng, static_cast<uint64_t>(i * blocks + jb),
+                         columnwise, codes);
+    return s;
   });
 }
 

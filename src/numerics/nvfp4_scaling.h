@@ -14,9 +14,13 @@ LOWP_HD float nvfp4_encode_scale(float amax) {
   return (amax == 0.0f || s == 0.0f) ? 1.0f : s;
 }
 
-// Per-token rows use max(amax, 1e-12) in place of A, so zero rows do not get 1.0 (SPEC §5).
+// Per-token rows use max(amax, 1e-12) in place of A, so zero rows do not get 1.0 and a NaN amax
+// becomes 1e-12 (SPEC §5). The stored amax stays raw; encode and dequantize both apply this.
+constexpr float kNvfp4PerTokenAmaxFloor = 1e-12f;
+LOWP_HD float nvfp4_per_token_amax(float amax) { return fmax_num(amax, kNvfp4PerTokenAmaxFloor); }
+
 LOWP_HD float nvfp4_encode_scale_per_token(float amax) {
-  return nvfp4_encode_scale(fmax_num(amax, 1e-12f));
+  return nvfp4_encode_scale(nvfp4_per_token_amax(amax));
 }
 
 // UE4M3 block decode scale for block amax b: E4M3(min(b * (S_enc * (1/6)), FLT_MAX)).
@@ -37,10 +41,19 @@ LOWP_HD float nvfp4_multiplier_per_token(uint8_t s, float s_enc) {
   return fs == 0.0f ? 0.0f : div_rn(s_enc, fs);
 }
 
+// Per-token: a block whose scale decodes to 0 (negligible next to its row's amax) writes codes 0,
+// positive zero, whatever the signs (SPEC §5; m = 0 would otherwise give -0.0 -> code 8).
+LOWP_HD bool nvfp4_per_token_block_is_zero(uint8_t s) { return decode_e4m3(s) == 0.0f; }
+
 // Dequantized element: e2m1(q) * (float(s) * A * (1/2688)).
 LOWP_HD float nvfp4_dequantize(uint8_t code, uint8_t s, float amax) {
   const float outer = mul_rn(mul_rn(decode_e4m3(s), amax), 1.0f / kNvfp4OuterMax);
   return mul_rn(decode_e2m1(code), outer);
+}
+
+// Per-token dequantize: the same with A = max(amax of the row, 1e-12), as the encoder used.
+LOWP_HD float nvfp4_dequantize_per_token(uint8_t code, uint8_t s, float row_amax) {
+  return nvfp4_dequantize(code, s, nvfp4_per_token_amax(row_amax));
 }
 
 }  // namespace lowp::num

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/compare.h"
+#include "common/error_table.h"
 #include "lowp/lowp.h"
 
 using namespace lowp_test;
@@ -61,16 +62,11 @@ T* off_by(T* p, int bytes) {  // misaligned by `bytes`
   return reinterpret_cast<T*>(reinterpret_cast<char*>(p) + bytes);
 }
 
-struct Case {
-  const char* name;
-  lowp_status want;
-  const char* mentions;  // substring the message must contain
-  std::function<lowp_status(Env&)> call;
-};
+using Case = ErrorCase<Env>;
 
 const lowp_status kInv = LOWP_ERROR_INVALID_ARGUMENT, kUns = LOWP_ERROR_UNSUPPORTED;
 
-const std::vector<std::pair<const char*, std::function<lowp_status(Env&)>>> kBaselines = {
+const Baselines<Env> kBaselines = {
     {"quantize current", [](Env& e) { e.valid(); return e.quantize(); }},
     {"quantize delayed", [](Env& e) { e.valid(LOWP_SCALING_DELAYED); return e.quantize(); }},
     {"quantize bf16 rowwise only", [](Env& e) { e.valid(); e.g.dtype = LOWP_DTYPE_BFLOAT16; e.q.columnwise_data = nullptr; return e.quantize(); }},
@@ -181,28 +177,11 @@ const std::vector<Case> kCases = {
 }  // namespace
 
 TEST(GroupedApiErrors, BaselinesSucceed) {
-  for (const auto& [name, call] : kBaselines) {
-    auto env = std::make_unique<Env>();
-    poison(env.get(), sizeof(Env));  // poisoned inputs are valid values
-    EXPECT_EQ(call(*env), LOWP_SUCCESS) << name << ": " << lowp_get_last_error();
-    EXPECT_STREQ(lowp_get_last_error(), "") << name;
-  }
+  expect_baselines_succeed(kBaselines, [](Env& e) { poison(&e, sizeof e); });  // poisoned inputs are valid values
 }
 
 TEST(GroupedApiErrors, EveryCaseRejectedWithoutWriting) {
-  int tried = 0;
-  for (const Case& c : kCases) {
-    SCOPED_TRACE(c.name);
-    auto env = std::make_unique<Env>();
-    poison(env.get(), sizeof(Env));
-    const lowp_status got = c.call(*env);
-    ++tried;
-    EXPECT_EQ(got, c.want) << "got " << lowp_status_name(got) << ": " << lowp_get_last_error();
-    const std::string msg = lowp_get_last_error();
-    EXPECT_FALSE(msg.empty());
-    EXPECT_NE(msg.find(c.mentions), std::string::npos) << "message \"" << msg << "\" does not name \"" << c.mentions << "\"";
-    EXPECT_TRUE(untouched(env.get(), kDataBytes, "data region"));
-  }
+  const int tried = expect_rejected_without_writing(kCases, kDataBytes);
   std::cout << "[ grouped api errors ] " << tried << " error cases tried\n";
   EXPECT_GE(tried, 20);
   EXPECT_EQ(tried, static_cast<int>(kCases.size()));

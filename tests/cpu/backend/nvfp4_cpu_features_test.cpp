@@ -273,45 +273,9 @@ TEST(Nvfp4Features, StandaloneSwizzleZeroesPadding) {
 // Dequantize reads the scales in the tensor's layout: both layouts give the same values, equal
 // to the oracle's x^ = e2m1(q) * (float(s) * A * (1/2688)), for fp32/bf16/fp16 outputs.
 TEST(Nvfp4Features, DequantizeBothLayoutsAgree) {
-  const int64_t M = 48, K = 272;
-  for (bool rht : {false, true}) {
-    SCOPED_TRACE(rht ? "rht" : "no rht");
-    const std::vector<uint8_t> bytes = fuzz_tensor(LOWP_DTYPE_FLOAT32, M, K, Fill::kMixed, rht ? 8 : 9);
-    lowp_quant_config cfg = defaults();
-    cfg.rht = rht;
-    Nvfp4Quant compact(M, K, true, true, LOWP_SCALE_LAYOUT_COMPACT);
-    Nvfp4Quant swz(M, K, true, true, LOWP_SCALE_LAYOUT_SWIZZLED);
-    ASSERT_EQ(compact.run(bytes, LOWP_DTYPE_FLOAT32, &cfg), LOWP_SUCCESS);
-    ASSERT_EQ(swz.run(bytes, LOWP_DTYPE_FLOAT32, &cfg), LOWP_SUCCESS);
-    for (lowp_orientation w : {LOWP_ROWWISE, LOWP_COLUMNWISE}) {
-      const bool row = w == LOWP_ROWWISE;
-      const int64_t rows = row ? M : K, cols = row ? K : M;
-      const std::vector<uint8_t>& codes = row ? compact.row : compact.col;
-      const std::vector<uint8_t>& scales = row ? compact.row_scales : compact.col_scales;
-      const float amax = row ? compact.row_amax : compact.col_amax;
-      const int64_t C = (cols / 16 + 3) / 4 * 4;
-      std::vector<float> want(rows * cols);
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j)
-          want[i * cols + j] = orc::dequantize(orc::code_at(codes, cols, i, j), scales[i * C + j / 16], amax);
-      for (lowp_dtype dt : {LOWP_DTYPE_FLOAT32, LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT16}) {
-        SCOPED_TRACE(testing::Message() << (row ? "rowwise " : "columnwise ") << "out dtype " << dt);
-        const size_t es = dtype_size(dt);
-        std::vector<uint8_t> a(rows * cols * es, kPoison), b(rows * cols * es, 0x5A);
-        lowp_tensor oa{a.data(), dt, rows, cols}, ob{b.data(), dt, rows, cols};
-        ASSERT_EQ(lowp_dequantize(&compact.q, w, &oa, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
-        ASSERT_EQ(lowp_dequantize(&swz.q, w, &ob, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
-        EXPECT_TRUE(bytes_equal(a.data(), b.data(), rows, cols, es, "compact vs swizzled"));
-        int64_t bad = 0;
-        for (size_t i = 0; i < want.size(); ++i) {
-          const float got = load_float(a.data(), dt, i);
-          const float w_i = load_float(encode({want[i]}, dt).data(), dt, 0);  // oracle rounded to dt
-          bad += !((std::isnan(got) && std::isnan(w_i)) || f32_bits(got) == f32_bits(w_i));
-        }
-        EXPECT_EQ(bad, 0) << "values differ from the oracle's dequantize";
-      }
-    }
-  }
+  expect_dequantize_both_layouts<Nvfp4Quant>([](const Nvfp4Quant& t, bool row, int64_t, uint8_t code, uint8_t s) {
+    return orc::dequantize(code, s, row ? t.row_amax : t.col_amax);
+  });
 }
 
 TEST(Nvfp4Features, SizesQuery) {

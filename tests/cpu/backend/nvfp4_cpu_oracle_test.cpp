@@ -16,32 +16,10 @@ namespace orc = nvfp4_oracle;
 
 namespace {
 
-struct Shape {
-  int64_t M, K;
-};
-constexpr Shape kShapes[] = {{16, 16}, {48, 80}, {144, 48}, {32, 272}, {208, 16}};
-constexpr lowp_dtype kDtypes[] = {LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT16, LOWP_DTYPE_FLOAT32};
-
-const char* dtype_name(lowp_dtype t) {
-  return t == LOWP_DTYPE_BFLOAT16 ? "bf16" : t == LOWP_DTYPE_FLOAT16 ? "fp16" : "fp32";
-}
-
 // Runs every (shape, dtype, fill) with `cfg` (both orientations) and checks them with `check`.
 template <typename Check>
-int for_each_input(const lowp_quant_config& cfg, Check check) {
-  int runs = 0;
-  for (const Shape& s : kShapes)
-    for (lowp_dtype dt : kDtypes)
-      for (Fill f : kAllFills) {
-        SCOPED_TRACE(testing::Message() << s.M << "x" << s.K << " " << dtype_name(dt) << " " << fill_name(f));
-        const std::vector<uint8_t> bytes = fuzz_tensor(dt, s.M, s.K, f, 0x5eed0000u + static_cast<uint64_t>(runs));
-        Nvfp4Quant t(s.M, s.K, true, true);
-        const lowp_status st = t.run(bytes, dt, &cfg);
-        EXPECT_EQ(st, LOWP_SUCCESS) << lowp_get_last_error();
-        if (st == LOWP_SUCCESS) check(t, decode_all(bytes, dt));
-        ++runs;
-      }
-  return runs;
+int sweep(const lowp_quant_config& cfg, Check check) {
+  return lowp_test::for_each_input<Nvfp4Quant>(cfg, 0x5eed0000u, check);
 }
 
 orc::Config oracle_cfg(bool columnwise, const lowp_quant_config& c) {
@@ -67,7 +45,7 @@ void expect_both_match(const Nvfp4Quant& t, const std::vector<float>& x, const l
 TEST(Nvfp4Oracle, OneDimensionalRowwiseAndColumnwise) {
   lowp_quant_config cfg;
   lowp_quant_config_default(&cfg);
-  const int runs = for_each_input(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) { expect_both_match(t, x, cfg); });
+  const int runs = sweep(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) { expect_both_match(t, x, cfg); });
   std::printf("[ nvfp4 1D ] %d fuzzed inputs, rowwise + columnwise byte-exact vs oracle\n", runs);
 }
 
@@ -75,20 +53,13 @@ TEST(Nvfp4Oracle, OneDimensionalRowwiseAndColumnwise) {
 TEST(Nvfp4Oracle, RowwiseOnlyAnyM) {
   lowp_quant_config cfg;
   lowp_quant_config_default(&cfg);
-  int runs = 0;
-  for (const Shape s : {Shape{1, 16}, Shape{5, 48}, Shape{130, 32}, Shape{17, 112}})
-    for (lowp_dtype dt : kDtypes)
-      for (Fill f : kAllFills) {
-        SCOPED_TRACE(testing::Message() << s.M << "x" << s.K << " " << dtype_name(dt) << " " << fill_name(f));
-        const std::vector<uint8_t> bytes = fuzz_tensor(dt, s.M, s.K, f, 77 + runs++);
-        Nvfp4Quant t(s.M, s.K, true, false);
-        ASSERT_EQ(t.run(bytes, dt, &cfg), LOWP_SUCCESS) << lowp_get_last_error();
-        const orc::Result want = orc::quantize(decode_all(bytes, dt), s.M, s.K, oracle_cfg(false, cfg));
-        EXPECT_TRUE(matches_oracle(t.row.data(), t.row_scales, t.row_amax, want, "rowwise"));
-        EXPECT_TRUE(untouched(t.col.data(), t.col.size(), "columnwise codes"));
-        EXPECT_TRUE(untouched(t.col_scales.data(), t.col_scales.size(), "columnwise scales"));
-        EXPECT_TRUE(untouched(&t.col_amax, 4, "columnwise amax"));
-      }
+  for_each_input<Nvfp4Quant>(cfg, 77, [&](const Nvfp4Quant& t, const std::vector<float>& x) {
+    const orc::Result want = orc::quantize(x, t.M, t.K, oracle_cfg(false, cfg));
+    EXPECT_TRUE(matches_oracle(t.row.data(), t.row_scales, t.row_amax, want, "rowwise"));
+    EXPECT_TRUE(untouched(t.col.data(), t.col.size(), "columnwise codes"));
+    EXPECT_TRUE(untouched(t.col_scales.data(), t.col_scales.size(), "columnwise scales"));
+    EXPECT_TRUE(untouched(&t.col_amax, 4, "columnwise amax"));
+  }, kRowwiseOnlyShapes, false);
 }
 
 // float64 Hadamard product of one 16-vector (the matrix, not the butterflies), x 0.25.
@@ -111,7 +82,7 @@ TEST(Nvfp4Oracle, RhtColumnwise) {
     cfg.rht = 1;
     cfg.rht_sign_mask = mask;
     int finite_runs = 0, exact_vs_f64 = 0;
-    for_each_input(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) {
+    sweep(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) {
       expect_both_match(t, x, cfg);  // rowwise is the plain 1D rule: RHT is columnwise only
       // Post-RHT amax against a float64 transform rounded to bf16: equal whenever fp32's four
       // rounded additions are exact; never off by more than one bf16 step.
@@ -142,7 +113,7 @@ TEST(Nvfp4Oracle, TwoDimensionalIsTransposed) {
   lowp_quant_config cfg;
   lowp_quant_config_default(&cfg);
   cfg.block_2d = 1;
-  for_each_input(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) {
+  sweep(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) {
     expect_both_match(t, x, cfg);
     const int64_t M = t.M, K = t.K, row_c = (K / 16 + 3) / 4 * 4, col_c = (M / 16 + 3) / 4 * 4;
     int64_t bad_codes = 0, bad_scales = 0;
@@ -170,7 +141,7 @@ TEST(Nvfp4Oracle, StochasticRounding) {
         cfg.rht = rht;
         cfg.stochastic_rounding = 1;
         cfg.rng_state = state;
-        runs += for_each_input(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) { expect_both_match(t, x, cfg); });
+        runs += sweep(cfg, [&](const Nvfp4Quant& t, const std::vector<float>& x) { expect_both_match(t, x, cfg); });
         EXPECT_EQ(state[0], seed);
         EXPECT_EQ(state[1], offset);  // read, never advanced
       }

@@ -80,9 +80,8 @@ inline uint8_t e2m1_sr(float v, uint32_t r) {
   return static_cast<uint8_t>((std::signbit(v) ? 8 : 0) | mag);
 }
 
-// SPEC §7 RHT16 (sign flips, butterflies of stride 1, 2, 4, 8), then the per-tensor recipe's
-// x 0.25 and bf16 RNE rounding (SPEC §4).
-inline void rht16_bf16(float v[16], uint32_t mask) {
+// SPEC §7 RHT16, unnormalised: sign flips, then butterflies of stride 1, 2, 4, 8 in fp32.
+inline void rht16(float v[16], uint32_t mask) {
   for (int i = 0; i < 16; ++i)
     if ((mask >> i) & 1u) v[i] = -v[i];
   for (int h = 1; h < 16; h *= 2)
@@ -92,6 +91,11 @@ inline void rht16_bf16(float v[16], uint32_t mask) {
         v[i] = a + b;
         v[i + h] = a - b;
       }
+}
+
+// The per-tensor recipe's RHT: RHT16, then x 0.25 and bf16 RNE rounding (SPEC §4).
+inline void rht16_bf16(float v[16], uint32_t mask) {
+  rht16(v, mask);
   for (int i = 0; i < 16; ++i) v[i] = lowp_test::bf16_to_float(lowp_test::float_to_bf16(v[i] * 0.25f));
 }
 
@@ -117,14 +121,30 @@ struct Result {
   int64_t scale_cols = 0;        // roundup(cols/16, 4)
 };
 
-// x: M x K floats (the decoded input). One orientation of the per-tensor recipe.
-inline Result quantize(const std::vector<float>& x, int64_t M, int64_t K, const Config& c) {
+// One orientation of x (M x K): rows x cols values (x, or x^T when columnwise), zero codes and a
+// zero compact scale array [roundup(rows,128)][roundup(cols/16,4)].
+inline Result orientation_of(const std::vector<float>& x, int64_t M, int64_t K, bool columnwise) {
   Result r;
-  r.rows = c.columnwise ? K : M;
-  r.cols = c.columnwise ? M : K;
+  r.rows = columnwise ? K : M;
+  r.cols = columnwise ? M : K;
   r.values.resize(static_cast<size_t>(M * K));
   for (int64_t i = 0; i < r.rows; ++i)
-    for (int64_t j = 0; j < r.cols; ++j) r.values[i * r.cols + j] = c.columnwise ? x[j * K + i] : x[i * K + j];
+    for (int64_t j = 0; j < r.cols; ++j) r.values[i * r.cols + j] = columnwise ? x[j * K + i] : x[i * K + j];
+  r.scale_cols = (r.cols / 16 + 3) / 4 * 4;
+  r.scales.assign(static_cast<size_t>((r.rows + 127) / 128 * 128 * r.scale_cols), 0);
+  r.codes.assign(static_cast<size_t>(r.rows * r.cols / 2), 0);
+  return r;
+}
+
+// Stores the code of element (i, j): element 2k in bits 3:0 of byte k, 2k+1 in bits 7:4.
+inline void put_code(Result& r, int64_t i, int64_t j, uint8_t code) {
+  uint8_t& byte = r.codes[(i * r.cols + j) / 2];
+  byte = static_cast<uint8_t>(byte | (j % 2 ? code << 4 : code));
+}
+
+// x: M x K floats (the decoded input). One orientation of the per-tensor recipe.
+inline Result quantize(const std::vector<float>& x, int64_t M, int64_t K, const Config& c) {
+  Result r = orientation_of(x, M, K, c.columnwise);
   const float a_row = amax_of(x.data(), x.size());
   if (c.columnwise && c.rht) {
     for (int64_t i = 0; i < r.rows; ++i)
@@ -136,9 +156,6 @@ inline Result quantize(const std::vector<float>& x, int64_t M, int64_t K, const 
   if (c.given) r.amax = c.given_amax;
   const float s_enc = encode_scale(r.amax);
   const int64_t blocks = r.cols / 16;
-  r.scale_cols = (blocks + 3) / 4 * 4;
-  r.scales.assign(static_cast<size_t>((r.rows + 127) / 128 * 128 * r.scale_cols), 0);
-  r.codes.assign(static_cast<size_t>(r.rows * r.cols / 2), 0);
   for (int64_t i = 0; i < r.rows; ++i) {
     for (int64_t jb = 0; jb < blocks; ++jb) {
       const float* v = &r.values[i * r.cols + jb * 16];
@@ -161,8 +178,7 @@ inline Result quantize(const std::vector<float>& x, int64_t M, int64_t K, const 
         const uint8_t code =
             c.sr ? e2m1_sr(y, sr_random_byte(c.seed, c.offset, static_cast<uint64_t>(i * blocks + jb), c.columnwise, t))
                  : e2m1(y);
-        uint8_t& byte = r.codes[(i * r.cols + jb * 16 + t) / 2];
-        byte = static_cast<uint8_t>(byte | (t % 2 ? code << 4 : code));
+        put_code(r, i, jb * 16 + t, code);
       }
     }
   }
