@@ -226,8 +226,8 @@ LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling s
  *   lowp_rng_advance between steps); block (i, j) of an orientation with B blocks per row draws
  *   Philox with block index i*B + j (SPEC §7).
  * - FP8-only knobs (amax_epsilon, power_of_two_scale) must be 0. E2M1 with an FP8 scaling, or an
- *   FP8 dtype with an NVFP4 scaling, is invalid. The CUDA NVFP4 kernels are not built yet
- *   (LOWP_ERROR_UNSUPPORTED).
+ *   FP8 dtype with an NVFP4 scaling, is invalid. Device pointers run the CUDA kernels (the same
+ *   bytes); the per-token recipe's CUDA kernels are not built yet (LOWP_ERROR_UNSUPPORTED).
  *
  * NVFP4 per-token (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN; SPEC §3, §5, §6, §7):
  * one outer amax per row of each orientation instead of one per tensor.
