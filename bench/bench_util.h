@@ -121,6 +121,36 @@ struct RunInfo {
 
 inline double gbps_of(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
 
+// One timed op: eager and graph times, and the capture error when the graph failed.
+struct Timing {
+  Stats eager, graph;
+  std::string graph_error;  // short form for the cell; empty when the capture worked
+  int note = 0;             // index + 1 into RunInfo::notes with the full capture error
+};
+
+// The time a row's GB/s and fraction come from: graph replay when it captured, else eager.
+inline double headline_ms(const Timing& t, bool* from_eager) {
+  *from_eager = std::isnan(t.graph.median_ms);
+  return *from_eager ? t.eager.median_ms : t.graph.median_ms;
+}
+
+struct Shape {
+  int64_t m, k;
+};
+
+// The standard sweep M in {1024, ..., 32768} x K in {2048, 4096, 8192}; --quick: 16384x8192 and
+// 4096x4096; a given M and/or K (non-zero) restricts the sweep to it.
+inline std::vector<Shape> sweep_shapes(bool quick, int64_t m, int64_t k) {
+  if (quick && m == 0 && k == 0) return {{16384, 8192}, {4096, 4096}};
+  std::vector<int64_t> ms = {1024, 2048, 4096, 8192, 16384, 32768}, ks = {2048, 4096, 8192};
+  if (m != 0) ms = {m};
+  if (k != 0) ks = {k};
+  std::vector<Shape> out;
+  for (int64_t mm : ms)
+    for (int64_t kk : ks) out.push_back({mm, kk});
+  return out;
+}
+
 // Fills the device fields of `run` (lowp must see a CUDA device); returns the L2 size in bytes.
 inline size_t init_device(RunInfo* run) {
   if (!lowp_cuda_available())
@@ -379,6 +409,18 @@ inline bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStre
   CUDA_CHECK(cudaGraphExecDestroy(exec));
   CUDA_CHECK(cudaGraphDestroy(graph));
   return true;
+}
+
+// Eager then graph timing of `call`; a failed capture leaves its note in `run`.
+inline void time_both(const Call& call, int nbuf, int calls, int reps, cudaStream_t stream, RunInfo* run,
+                      Timing* t) {
+  t->eager = time_eager(call, nbuf, calls, reps, stream);
+  std::string short_err, full_err;
+  if (!time_graph(call, nbuf, calls, reps, stream, &t->graph, &short_err, &full_err)) {
+    t->graph = Stats{};
+    t->graph_error = short_err;
+    t->note = run->add_note(full_err);
+  }
 }
 
 // Device-to-device copy bandwidth, bytes read + bytes written.

@@ -51,15 +51,12 @@ using namespace lowp_bench;
 // ---------------------------------------------------------------------------------------------
 // Results, and the one table printed at the end (on a fatal error too, with what was measured).
 
-struct Row {
+struct Row : Timing {
   std::string op;
   int64_t m = 0, k = 0;
   int nbuf = 0;            // buffer sets rotated
   int calls = 0;           // calls per timed sample
   double floor_bytes = 0;  // bytes that must move per call
-  Stats eager, graph;
-  std::string graph_error;  // short form for the cell; empty when the capture worked
-  int note = 0;             // index + 1 into Run::notes with the full capture error
 };
 
 struct Run : RunInfo {
@@ -67,12 +64,6 @@ struct Run : RunInfo {
 };
 
 Run g_run;
-
-// The time GB/s and frac are computed from: graph replay when it captured, else eager.
-double headline_ms(const Row& r, bool* from_eager) {
-  *from_eager = std::isnan(r.graph.median_ms);
-  return *from_eager ? r.eager.median_ms : r.graph.median_ms;
-}
 
 void write_json(bool complete) {
   FILE* f = open_json_with_header(g_run, complete);
@@ -160,10 +151,6 @@ void set_phase(const char* op, int64_t m, int64_t k, const char* what) {
 // ---------------------------------------------------------------------------------------------
 // Options.
 
-struct Shape {
-  int64_t m, k;
-};
-
 struct Options {
   std::vector<Shape> shapes;
   std::vector<std::string> ops;
@@ -217,16 +204,7 @@ Options parse(int argc, char** argv) {
       usage(2);
     }
   }
-  std::vector<int64_t> ms = {1024, 2048, 4096, 8192, 16384, 32768};
-  std::vector<int64_t> ks = {2048, 4096, 8192};
-  if (quick && m == 0 && k == 0) {
-    o.shapes = {{16384, 8192}, {4096, 4096}};
-  } else {
-    if (m != 0) ms = {m};
-    if (k != 0) ks = {k};
-    for (int64_t mm : ms)
-      for (int64_t kk : ks) o.shapes.push_back({mm, kk});
-  }
+  o.shapes = sweep_shapes(quick, m, k);
   if (ops.empty()) {
     for (const char* op : kAllOps) o.ops.emplace_back(op);
   } else {
@@ -368,15 +346,8 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     r.nbuf = nbuf;
     r.calls = calls;
     r.floor_bytes = op.bytes_per_elem * static_cast<double>(n);
-    set_phase(op.name, M, K, "eager");
-    r.eager = time_eager(op.call, nbuf, calls, o.reps, stream);
-    set_phase(op.name, M, K, "graph capture and replay");
-    std::string short_err, full_err;
-    if (!time_graph(op.call, nbuf, calls, o.reps, stream, &r.graph, &short_err, &full_err)) {
-      r.graph = Stats{};
-      r.graph_error = short_err;
-      r.note = g_run.add_note(full_err);
-    }
+    set_phase(op.name, M, K, "eager, then graph capture and replay");
+    time_both(op.call, nbuf, calls, o.reps, stream, &g_run, &r);
     g_run.rows.push_back(r);
     bool from_eager = false;
     const double ms = headline_ms(r, &from_eager);

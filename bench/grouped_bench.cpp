@@ -68,13 +68,6 @@ using namespace lowp_bench;
 // ---------------------------------------------------------------------------------------------
 // Results, and the one table printed at the end (on a fatal error too, with what was measured).
 
-// One variant of a row: eager and graph times.
-struct Timing {
-  Stats eager, graph;
-  std::string graph_error;  // short form for the cell; empty when the capture worked
-  int note = 0;             // index + 1 into Run::notes with the full capture error
-};
-
 enum Variant { kGrouped = 0, kSingle = 1, kNLaunch = 2, kVariants = 3 };
 const char* const kVariantJson[kVariants] = {"grouped", "single", "n_launch"};
 
@@ -104,12 +97,6 @@ const auto g_t0 = std::chrono::steady_clock::now();
 
 double elapsed_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_t0).count();
-}
-
-// Headline time of a variant: graph replay when it captured, else eager.
-double headline_ms(const Timing& t, bool* from_eager) {
-  *from_eager = std::isnan(t.graph.median_ms);
-  return *from_eager ? t.eager.median_ms : t.graph.median_ms;
 }
 
 // grouped / single from graph times when both captured, else from eager times.
@@ -272,10 +259,6 @@ void dump_partial() {
 // ---------------------------------------------------------------------------------------------
 // Options.
 
-struct Shape {
-  int64_t m, k;
-};
-
 struct Options {
   std::vector<Shape> shapes;
   std::vector<int> ns;
@@ -332,16 +315,7 @@ Options parse(int argc, char** argv) {
                  static_cast<long long>(n));
     usage(2);
   }
-  std::vector<int64_t> ms = {1024, 2048, 4096, 8192, 16384, 32768};
-  std::vector<int64_t> ks = {2048, 4096, 8192};
-  if (quick && m == 0 && k == 0) {
-    o.shapes = {{16384, 8192}, {4096, 4096}};
-  } else {
-    if (m != 0) ms = {m};
-    if (k != 0) ks = {k};
-    for (int64_t mm : ms)
-      for (int64_t kk : ks) o.shapes.push_back({mm, kk});
-  }
+  o.shapes = sweep_shapes(quick, m, k);
   if (n != 0) o.ns = {static_cast<int>(n)};
   else if (quick) o.ns = {8, 64};
   else o.ns = {8, 64, 256};

@@ -40,23 +40,16 @@ namespace {
 
 using namespace lowp_bench;
 
-struct Row {
+struct Row : Timing {
   std::string op;
   int64_t m = 0, k = 0;
   double floor_bytes = 0;
-  Stats eager, graph;
-  std::string graph_error;
 };
 
 struct Run : RunInfo {
   std::vector<Row> rows;
 };
 Run g_run;
-
-double headline_ms(const Row& r, bool* from_eager) {
-  *from_eager = std::isnan(r.graph.median_ms);
-  return *from_eager ? r.eager.median_ms : r.graph.median_ms;
-}
 
 void write_json(bool complete) {
   FILE* f = open_json_with_header(g_run, complete);
@@ -128,7 +121,7 @@ void dump_partial() {
 }
 
 struct Options {
-  std::vector<std::pair<int64_t, int64_t>> shapes;
+  std::vector<Shape> shapes;
   int reps = 30, batch = 10;
   std::string json;
 };
@@ -159,15 +152,7 @@ Options parse(int argc, char** argv) {
     else if (a == "-h" || a == "--help") usage(0);
     else usage(2);
   }
-  std::vector<int64_t> ms = {1024, 2048, 4096, 8192, 16384, 32768}, ks = {2048, 4096, 8192};
-  if (quick && m == 0 && k == 0) {
-    o.shapes = {{16384, 8192}, {4096, 4096}};
-    return o;
-  }
-  if (m != 0) ms = {m};
-  if (k != 0) ks = {k};
-  for (int64_t mm : ms)
-    for (int64_t kk : ks) o.shapes.push_back({mm, kk});
+  o.shapes = sweep_shapes(quick, m, k);
   return o;
 }
 
@@ -271,13 +256,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     r.k = K;
     r.floor_bytes = op.bytes * static_cast<double>(n);
     std::snprintf(g_phase, sizeof g_phase, "%s %lldx%lld", op.name, (long long)M, (long long)K);
-    r.eager = time_eager(op.call, nbuf, calls, o.reps, stream);
-    std::string short_err, full_err;
-    if (!time_graph(op.call, nbuf, calls, o.reps, stream, &r.graph, &short_err, &full_err)) {
-      r.graph = Stats{};
-      r.graph_error = short_err;
-      g_run.notes.push_back(full_err);
-    }
+    time_both(op.call, nbuf, calls, o.reps, stream, &g_run, &r);
     g_run.rows.push_back(r);
     bool e = false;
     std::printf("  %-10s %6lld x %-5lld %.4f ms\n", op.name, (long long)M, (long long)K, headline_ms(r, &e));
@@ -303,7 +282,7 @@ int main(int argc, char** argv) {
   g_run.json_path = o.json;
   const size_t l2_bytes = init_device(&g_run);
   size_t max_n = 0;
-  for (const auto& [m, k] : o.shapes) max_n = std::max(max_n, static_cast<size_t>(m) * static_cast<size_t>(k));
+  for (const Shape& sh : o.shapes) max_n = std::max(max_n, static_cast<size_t>(sh.m) * static_cast<size_t>(sh.k));
   Arenas A;
   A.elems = std::max<size_t>(size_t{1} << 30, 2 * round_up(max_n, 1024));
   const size_t scale_bytes = (A.elems / 16 + 64 * 128 * 1024) + 4096;
@@ -326,7 +305,7 @@ int main(int argc, char** argv) {
   g_run.copy_buffer_gb = static_cast<double>(copy_bytes) / 1e9;
   g_run.copy_gbps_start = measure_copy_gbps(A.out, A.x, copy_bytes, std::max(o.reps, 10), stream);
   std::printf("lowp_bench_nvfp4: %s, copy D2D (start) %.0f GB/s\n", g_run.device.c_str(), g_run.copy_gbps_start);
-  for (const auto& [m, k] : o.shapes) bench_shape(o, A, m, k, l2_bytes, stream);
+  for (const Shape& sh : o.shapes) bench_shape(o, A, sh.m, sh.k, l2_bytes, stream);
   g_run.copy_gbps_end = measure_copy_gbps(A.out, A.x, copy_bytes, std::max(o.reps, 10), stream);
   print_table();
   write_json(true);

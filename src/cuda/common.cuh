@@ -45,6 +45,25 @@ __device__ __forceinline__ float to_f32<F16>(uint16_t r) { return num::f16_to_f3
 template <>
 __device__ __forceinline__ float to_f32<F32>(float r) { return r; }
 
+// Calls f(T{}) with the element type of an input dtype: bf16, fp16, else fp32 (validated).
+template <typename F>
+inline lowp_status with_input_type(lowp_dtype t, F&& f) {
+  switch (t) {
+    case LOWP_DTYPE_BFLOAT16: return f(Bf16{});
+    case LOWP_DTYPE_FLOAT16: return f(F16{});
+    default: return f(F32{});
+  }
+}
+
+// Element i of a bf16 / fp16 / fp32 output, from fp32 (round to nearest even).
+__device__ __forceinline__ void store_as(void* out, lowp_dtype t, int64_t i, float v) {
+  switch (t) {
+    case LOWP_DTYPE_BFLOAT16: static_cast<uint16_t*>(out)[i] = num::f32_to_bf16(v); break;
+    case LOWP_DTYPE_FLOAT16: static_cast<uint16_t*>(out)[i] = num::f32_to_f16(v); break;
+    default: static_cast<float*>(out)[i] = v; break;
+  }
+}
+
 template <typename T>
 constexpr int kVec = 16 / static_cast<int>(sizeof(typename T::Raw));  // elements per 16-byte load
 

@@ -183,19 +183,11 @@ lowp_status launch_amax_per_token(const DenseView& x, float* row_amax, float* co
 }  // namespace
 
 lowp_status amax(const DenseView& x, float* out, void* stream) {
-  switch (x.dtype) {
-    case LOWP_DTYPE_BFLOAT16: return launch_amax<Bf16>(x, out, as_stream(stream));
-    case LOWP_DTYPE_FLOAT16: return launch_amax<F16>(x, out, as_stream(stream));
-    default: return launch_amax<F32>(x, out, as_stream(stream));
-  }
+  return with_input_type(x.dtype, [&](auto t) { return launch_amax<decltype(t)>(x, out, as_stream(stream)); });
 }
 
 lowp_status amax_per_token(const DenseView& x, float* row_amax, float* col_amax, void* stream) {
-  switch (x.dtype) {
-    case LOWP_DTYPE_BFLOAT16: return launch_amax_per_token<Bf16>(x, row_amax, col_amax, as_stream(stream));
-    case LOWP_DTYPE_FLOAT16: return launch_amax_per_token<F16>(x, row_amax, col_amax, as_stream(stream));
-    default: return launch_amax_per_token<F32>(x, row_amax, col_amax, as_stream(stream));
-  }
+  return with_input_type(x.dtype, [&](auto t) { return launch_amax_per_token<decltype(t)>(x, row_amax, col_amax, as_stream(stream)); });
 }
 
 }  // namespace lowp::cuda

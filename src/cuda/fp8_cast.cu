@@ -94,11 +94,7 @@ lowp_status run_fmt(const Fp8QuantizeArgs& a, cudaStream_t s) {
 
 lowp_status fp8_quantize(const Fp8QuantizeArgs& a, void* stream) {
   cudaStream_t s = as_stream(stream);
-  switch (a.x.dtype) {
-    case LOWP_DTYPE_BFLOAT16: return run_fmt<Bf16>(a, s);
-    case LOWP_DTYPE_FLOAT16: return run_fmt<F16>(a, s);
-    default: return run_fmt<F32>(a, s);
-  }
+  return with_input_type(a.x.dtype, [&](auto t) { return run_fmt<decltype(t)>(a, s); });
 }
 
 }  // namespace lowp::cuda

@@ -287,20 +287,12 @@ lowp_status dequantize_launch(const GroupedDequantizeArgs& a, const Layout& L, i
 
 lowp_status grouped_fp8_quantize(const GroupedFp8Args& a, void* stream) {
   cudaStream_t s = as_stream(stream);
-  switch (a.in_dtype) {
-    case LOWP_DTYPE_BFLOAT16: return quantize_fmt<Bf16>(a, s);
-    case LOWP_DTYPE_FLOAT16: return quantize_fmt<F16>(a, s);
-    default: return quantize_fmt<F32>(a, s);
-  }
+  return with_input_type(a.in_dtype, [&](auto t) { return quantize_fmt<decltype(t)>(a, s); });
 }
 
 lowp_status grouped_amax(const GroupedFp8Args& a, void* stream) {
   cudaStream_t s = as_stream(stream);
-  switch (a.in_dtype) {
-    case LOWP_DTYPE_BFLOAT16: return amax_op<Bf16>(a, s);
-    case LOWP_DTYPE_FLOAT16: return amax_op<F16>(a, s);
-    default: return amax_op<F32>(a, s);
-  }
+  return with_input_type(a.in_dtype, [&](auto t) { return amax_op<decltype(t)>(a, s); });
 }
 
 lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs& a, void* stream) {

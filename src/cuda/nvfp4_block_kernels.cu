@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool
       uint32_t byte = 0;
       for (int h = 0; h < 2; ++h) {
         const float y = num::mul_rn(v[t + h], m);
-        byte |= (sr ? e2m1_sr(y, num::sr_byte(rnd, t + h)) : e2m1_rn(y)) << (4 * h);
+        byte |= unbias(sr ? e2m1_sr_biased(y, num::sr_byte(rnd, t + h)) : e2m1_rn_biased(y)) << (4 * h);
       }
       codes[i * (cols_o / 2) + jb * (kBlock / 2) + t / 2] = zero_block ? 0 : static_cast<uint8_t>(byte);
     }
@@ -118,19 +118,11 @@ lowp_status encode_for(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st
 }  // namespace
 
 lowp_status encode_blocks(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
-  switch (r.in) {
-    case LOWP_DTYPE_BFLOAT16: return encode_for<Bf16>(a, r, st);
-    case LOWP_DTYPE_FLOAT16: return encode_for<F16>(a, r, st);
-    default: return encode_for<F32>(a, r, st);
-  }
+  return with_input_type(r.in, [&](auto t) { return encode_for<decltype(t)>(a, r, st); });
 }
 
 lowp_status rht_amax_blocks(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st) {
-  switch (in) {
-    case LOWP_DTYPE_BFLOAT16: return launch_rht_amax<Bf16>(a, out, st);
-    case LOWP_DTYPE_FLOAT16: return launch_rht_amax<F16>(a, out, st);
-    default: return launch_rht_amax<F32>(a, out, st);
-  }
+  return with_input_type(in, [&](auto t) { return launch_rht_amax<decltype(t)>(a, out, st); });
 }
 
 }  // namespace lowp::cuda::nvfp4

@@ -1,7 +1,7 @@
 // Device hot-path versions of the NVFP4 scalar rules in src/numerics. Hopper has no FP4 convert
 // instruction; these replace the generic minifloat encoder with a few float ops each and must give
 // the same bytes: tests/cuda/nvfp4_encode_exhaustive_test.cu compares them with num:: on all 2^32
-// inputs (RN, SR) and all 256 scale codes.
+// inputs (RN, SR), the scale encode on 2^28 pairs and the decode on every finite code.
 #pragma once
 #include <cuda_bf16.h>
 
@@ -15,46 +15,13 @@ namespace lowp::cuda {
 constexpr float kRoundMagic = 12582912.0f;
 constexpr uint32_t kRoundMagicBits = 0x4B400000u;
 
-// E2M1 magnitude code of a in [0, 8] on the grid 0, .5, 1, 1.5, 2, 3, 4, 6: the quantum is 0.5
-// below 2, 1 below 4 and 2 above; k = a / quantum rounded by the fma (RN: nearest-even; RZ:
-// floor), plus the code of the binade's base. 8 (any larger input) gives 8 -> capped at 7.
-template <bool kFloor>
-__device__ __forceinline__ uint32_t e2m1_magnitude(float a) {
-  const bool lt2 = a < 2.0f, lt4 = a < 4.0f;
-  const float inv_quantum = lt2 ? 2.0f : (lt4 ? 1.0f : 0.5f);
-  const uint32_t base = lt2 ? 0u : (lt4 ? 2u : 4u);
-  const float t = kFloor ? __fmaf_rz(a, inv_quantum, kRoundMagic) : __fmaf_rn(a, inv_quantum, kRoundMagic);
-  return min(__float_as_uint(t) - kRoundMagicBits + base, 7u);
-}
-
-// Sign bit of the code: from y, except that NaN (any sign) encodes as +6 (code 7).
-__device__ __forceinline__ uint32_t e2m1_sign(uint32_t yb) { return yb > 0xFF800000u ? 0u : (yb >> 28) & 8u; }
-
-// == num::encode_e2m1(y).
-__device__ __forceinline__ uint32_t e2m1_rn(float y) {
-  const uint32_t yb = __float_as_uint(y);
-  const float a = fminf(__uint_as_float(yb & 0x7FFFFFFFu), 8.0f);  // NaN -> 8
-  return e2m1_sign(yb) | e2m1_magnitude<false>(a);
-}
-
-// == num::encode_e2m1_sr(y, r): t = |y| + (r / 256) * step, magnitude = largest grid value <= t.
-__device__ __forceinline__ uint32_t e2m1_sr(float y, uint32_t r) {
-  const uint32_t yb = __float_as_uint(y);
-  const float a = __uint_as_float(yb & 0x7FFFFFFFu);
-  if (a != a) return e2m1_rn(y);
-  const float step = a < 2.0f ? 0.5f : (a < 4.0f ? 1.0f : 2.0f);
-  const float frac = __uint_as_float(0x3F800000u | (r << 15)) - 1.0f;  // r / 256, exact
-  const float t = fminf(__fadd_rn(a, __fmul_rn(frac, step)), 8.0f);
-  return e2m1_sign(yb) | e2m1_magnitude<true>(t);
-}
-
-// Branch-free hot path. The code of a = min(|y|, 6) (NaN -> 6; saturation is unchanged by the
-// clamp, for RN and SR alike) is the minimum of the three binades' roundings, rint(2a),
-// rint(a) + 2 and rint(a / 2) + 4: in its own binade each is the right one and the others are
-// never smaller (each is monotone and they cross exactly at a = 2 and 4). Three FMA-pipe ops and
-// one 3-way integer min instead of compares and selects. The sign comes from min(y, 6), which is
-// +6 for NaN (NaN encodes as +6). Returned biased: kRoundMagicBits + code with the sign in bit 3;
-// subtract pack_bias() after packing.
+// E2M1 encode, == num::encode_e2m1 / encode_e2m1_sr on every input. The code of
+// a = min(|y|, 6) (NaN -> 6; the clamp leaves saturation unchanged, for RN and SR alike) is the
+// minimum of the three binades' roundings rint(2a), rint(a) + 2 and rint(a / 2) + 4: in its own
+// binade each is the right one and the others are never smaller (each is monotone and they cross
+// exactly at a = 2 and 4). Three FMA-pipe ops and one 3-way integer min instead of compares and
+// selects. The sign comes from min(y, 6), which is +6 for NaN (NaN encodes as +6). Returned
+// biased: kRoundMagicBits + code with the sign in bit 3; unbias() or pack_bias() removes it.
 __device__ __forceinline__ uint32_t e2m1_finish(uint32_t t1, uint32_t t2, uint32_t t3, float y) {
   return __vimin3_u32(t1, t2, t3) | ((__float_as_uint(fminf(y, 6.0f)) >> 28) & 8u);
 }
@@ -74,6 +41,9 @@ __device__ __forceinline__ uint32_t e2m1_sr_biased(float y, uint32_t r) {
                      __float_as_uint(__fadd_rz(__fadd_rn(frac, a), kRoundMagic + 2.0f)),
                      __float_as_uint(__fmaf_rz(__fmaf_rn(frac, 2.0f, a), 0.5f, kRoundMagic + 4.0f)), y);
 }
+
+// The code itself (sign in bit 3) of a biased code.
+__device__ __forceinline__ uint32_t unbias(uint32_t biased) { return biased & 0xFu; }
 
 // Sum of n biased codes shifted to their nibbles, minus the biases: the packed codes.
 template <int kNibbles>

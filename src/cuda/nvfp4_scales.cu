@@ -38,14 +38,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__device__ void store_out(void* out, lowp_dtype t, int64_t i, float v) {
-  switch (t) {
-    case LOWP_DTYPE_BFLOAT16: static_cast<uint16_t*>(out)[i] = num::f32_to_bf16(v); break;
-    case LOWP_DTYPE_FLOAT16: static_cast<uint16_t*>(out)[i] = num::f32_to_f16(v); break;
-    default: static_cast<float*>(out)[i] = v; break;
-  }
-}
-
 // One thread per 16-element block of the orientation.
 __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArgs a) {
   const int64_t blocks = a.cols / 16, n = a.rows * blocks;
@@ -57,8 +49,8 @@ __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArg
     const uint8_t s = a.scales[swizzled ? num::swizzled_offset(r, jb, padded_cols) : r * padded_cols + jb];
     for (int t = 0; t < 16; t += 2) {
       const uint8_t byte = a.codes[r * (a.cols / 2) + jb * 8 + t / 2];
-      store_out(a.out, a.out_dtype, r * a.cols + jb * 16 + t, num::canonical_nan(num::nvfp4_dequantize(byte & 0xF, s, amax)));
-      store_out(a.out, a.out_dtype, r * a.cols + jb * 16 + t + 1, num::canonical_nan(num::nvfp4_dequantize(byte >> 4, s, amax)));
+      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t, num::canonical_nan(num::nvfp4_dequantize(byte & 0xF, s, amax)));
+      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t + 1, num::canonical_nan(num::nvfp4_dequantize(byte >> 4, s, amax)));
     }
   }
 }

@@ -70,20 +70,12 @@ lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
 }  // namespace
 
 lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
-  switch (r.in) {
-    case LOWP_DTYPE_BFLOAT16: return launch_recipe<Bf16>(a, r, st);
-    case LOWP_DTYPE_FLOAT16: return launch_recipe<F16>(a, r, st);
-    default: return launch_recipe<F32>(a, r, st);
-  }
+  return with_input_type(r.in, [&](auto t) { return launch_recipe<decltype(t)>(a, r, st); });
 }
 
 lowp_status rht_amax(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st) {
   if (!aligned16(a.x)) return rht_amax_blocks(a, in, out, st);
-  switch (in) {
-    case LOWP_DTYPE_BFLOAT16: return launch_rht_amax<Bf16>(a, out, st);
-    case LOWP_DTYPE_FLOAT16: return launch_rht_amax<F16>(a, out, st);
-    default: return launch_rht_amax<F32>(a, out, st);
-  }
+  return with_input_type(in, [&](auto t) { return launch_rht_amax<decltype(t)>(a, out, st); });
 }
 
 }  // namespace lowp::cuda::nvfp4

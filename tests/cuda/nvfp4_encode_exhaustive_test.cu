@@ -1,9 +1,8 @@
 // The device hot-path NVFP4 encoders (src/cuda/nvfp4_encode.cuh) equal the scalar rules of
 // src/numerics: E2M1 round-to-nearest on all 2^32 fp32 inputs, E2M1 stochastic rounding on all
-// 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs (both the
-// exact and the fast encoders), the UE4M3 scale decode on every
-// finite code, the block-scale encode on 2^28 (amax, S_enc) pairs, and the packed bf16 round trip
-// of the per-tensor RHT on all 2^32 inputs.
+// 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs, the UE4M3
+// scale decode on every finite code, the block-scale encode on 2^28 (amax, S_enc) pairs, and the
+// packed bf16 round trip of the per-tensor RHT on all 2^32 inputs.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -37,7 +36,7 @@ __device__ bool biased_ok(uint32_t biased, uint8_t want) {
 
 // mode 0: RN all inputs; 1: SR all inputs, hashed byte; 2: SR 2^24 hashed inputs x 256 bytes;
 // 3: decode + block scale on 2^28 hashed (amax, s_enc) pairs; 4: bf16 pair round trip, all
-// inputs. Modes 0-2 check the fast (biased) encoders too wherever they apply.
+// inputs.
 __global__ void count_mismatches(int mode, unsigned long long* bad, uint64_t* first) {
   uint32_t local = 0;
   const uint64_t n = mode == 3 ? (uint64_t{1} << 28) : (uint64_t{1} << 32);
@@ -45,13 +44,13 @@ __global__ void count_mismatches(int mode, unsigned long long* bad, uint64_t* fi
     if (mode == 0) {
       const float y = num::float_of(static_cast<uint32_t>(i));
       const uint8_t want = num::encode_e2m1(y);
-      if (cu::e2m1_rn(y) != want || (!biased_ok(cu::e2m1_rn_biased(y), want)))
+      if (!biased_ok(cu::e2m1_rn_biased(y), want))
         note_bad(bad, first, i, local);
     } else if (mode == 1) {
       const float y = num::float_of(static_cast<uint32_t>(i));
       const uint32_t r = hash32(i) & 0xFFu;
       const uint8_t want = num::encode_e2m1_sr(y, r);
-      if (cu::e2m1_sr(y, r) != want || (!biased_ok(cu::e2m1_sr_biased(y, r), want)))
+      if (!biased_ok(cu::e2m1_sr_biased(y, r), want))
         note_bad(bad, first, i, local);
     } else if (mode == 4) {
       const float x = num::float_of(static_cast<uint32_t>(i));
@@ -67,7 +66,7 @@ __global__ void count_mismatches(int mode, unsigned long long* bad, uint64_t* fi
       const float y = (h & 3) ? num::float_of((h & 0x80000000u) | (0x3C000000u + (h >> 2) % 0x4000000u)) : num::float_of(h);
       const uint32_t r = static_cast<uint32_t>(i & 0xFF);
       const uint8_t want = num::encode_e2m1_sr(y, r);
-      if (cu::e2m1_sr(y, r) != want || (!biased_ok(cu::e2m1_sr_biased(y, r), want)))
+      if (!biased_ok(cu::e2m1_sr_biased(y, r), want))
         note_bad(bad, first, i, local);
     } else {
       const uint32_t h = hash32(i), g = hash32(i ^ 0xABCDEFull);
@@ -94,8 +93,8 @@ unsigned long long run_mode(int mode, uint64_t* first_out) {
 
 TEST(Nvfp4EncodeGpu, HotPathEqualsScalarRules) {
   LOWP_REQUIRE_GPU();
-  const char* names[] = {"E2M1 RN (exact and fast), all 2^32 inputs", "E2M1 SR (exact and fast), all 2^32 inputs (hashed byte)",
-                         "E2M1 SR (exact and fast), 2^24 inputs x all 256 bytes", "UE4M3 block scale + decode, 2^28 pairs",
+  const char* names[] = {"E2M1 RN, all 2^32 inputs", "E2M1 SR, all 2^32 inputs (hashed byte)",
+                         "E2M1 SR, 2^24 inputs x all 256 bytes", "UE4M3 block scale + decode, 2^28 pairs",
                          "bf16 pair round trip, all 2^32 inputs"};
   for (int mode = 0; mode < 5; ++mode) {
     uint64_t first = 0;
