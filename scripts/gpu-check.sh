@@ -51,7 +51,7 @@ ctest_key() {  # ctest_key LOG: "passed/total, N failed, S gtest-skipped"
   local line skipped
   line="$(grep -aEo '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$1" | tail -n 1)"
   if [[ -z "$line" ]]; then  # ctest's all-passed wording: "100% tests passed out of N"
-    line="$(grep -aEo '100% tests passed out of [0-9]+' "$1" | tail -n 1 | sed -E 's/out of/, 0 tests failed out of/')"
+    line="$(grep -aEo '100% tests passed out of [0-9]+' "$1" | tail -n 1 | sed -E 's/ out of/, 0 tests failed out of/')"
   fi
   # gtest prints "[  SKIPPED ] Suite.Test (N ms)" once per skipped test (ctest -V prefixes "N: ").
   skipped="$(grep -acE '\[  SKIPPED \] [A-Za-z_].* \([0-9]+ ms\)' "$1")"
