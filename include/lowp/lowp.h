@@ -227,7 +227,7 @@ LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling s
  *   Philox with block index i*B + j (SPEC §7).
  * - FP8-only knobs (amax_epsilon, power_of_two_scale) must be 0. E2M1 with an FP8 scaling, or an
  *   FP8 dtype with an NVFP4 scaling, is invalid. Device pointers run the CUDA kernels (the same
- *   bytes); the per-token recipe's CUDA kernels are not built yet (LOWP_ERROR_UNSUPPORTED).
+ *   bytes, for both recipes).
  *
  * NVFP4 per-token (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN; SPEC §3, §5, §6, §7):
  * one outer amax per row of each orientation instead of one per tensor.
@@ -431,6 +431,10 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * columnwise copy, or members running past R; members that end short of R report the last one).
  * workspace: lowp_grouped_workspace_size(N) bytes, 8-byte aligned, in device memory for the CUDA
  * backend; the CPU backend needs none (NULL, 0 is fine).
+ * CUDA: one prep, one K1 and one K2 launch for any N when x is 16-byte aligned, the codes 8-byte
+ * and the scale arrays 4-byte aligned (any cudaMalloc'd buffers are). Other alignments give the
+ * same bytes member by member with host member_rows, and LOWP_ERROR_UNSUPPORTED (nothing
+ * written) with device member_rows.
  *
  * Output layout (all arrays of one part back to back, member after member; C = roundup(K/16, 4)):
  * - rowwise codes: R x K/2 bytes, member t at byte R_t*K/2 (the whole tensor's rowwise codes).

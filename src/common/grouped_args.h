@@ -48,11 +48,12 @@ struct GroupedDequantizeArgs {
 };
 
 // Workspace words: [0] layout status (0 ok, else bad member + 1), [1] total tiles, [2], [3] tile
-// claim counters of the two tile loops of one call, [4, 4 + N] tile prefix sums, then 3N words
-// for host layout arrays copied to the device.
+// claim counters of the FP8 tile loops of one call, then from word 4: FP8: the tile prefix sums
+// [N + 1] and 3N words for host layout arrays copied to the device; NVFP4 per-token: three prefix
+// sums [N + 1] each and N words for host member_rows (nvfp4_group_prep.cu). The size fits both.
 constexpr int64_t kGroupedWsHeader = 4;
 inline size_t grouped_workspace_bytes(int64_t n) {
-  return sizeof(int64_t) * static_cast<size_t>(kGroupedWsHeader + (n + 1) + 3 * n);
+  return sizeof(int64_t) * static_cast<size_t>(kGroupedWsHeader + 4 * (n + 1));
 }
 
 }  // namespace lowp

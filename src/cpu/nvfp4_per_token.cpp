@@ -12,7 +12,7 @@
 
 #include "api/error.h"
 #include "common/backends.h"
-#include "common/group_layout_rules.h"
+#include "common/nvfp4_members.h"
 #include "numerics/nvfp4_scaling.h"
 #include "numerics/rht16.h"
 #include "nvfp4_blocks.h"
@@ -81,29 +81,6 @@ lowp_status quantize(const Nvfp4PerTokenArgs& a, uint64_t sr_base) {
   return LOWP_SUCCESS;
 }
 
-// Member t of a group: rows [row0, row0 + rows) of x, and where its outputs start (lowp.h,
-// lowp_nvfp4_grouped_quantize). Offsets are in elements of x, bytes of scales.
-struct Member {
-  int64_t t, row0, rows, row_scale_offset, col_scale_offset;
-};
-
-// Calls fn(member) for every member in order (host member_rows).
-template <typename Fn>
-void for_each_member(const Nvfp4GroupRows& g, int64_t k, Fn fn) {
-  Member m{0, 0, 0, 0, 0};
-  for (m.t = 0; m.t < g.n; ++m.t) {
-    m.rows = g.member_rows[m.t];
-    fn(m);
-    m.row0 += m.rows;
-    m.row_scale_offset += nvfp4_member_row_scale_bytes(m.rows, k);
-    m.col_scale_offset += nvfp4_member_col_scale_bytes(m.rows, k);
-  }
-}
-
-DenseView member_view(const DenseView& x, const Member& m) {
-  return {static_cast<const uint8_t*>(x.data) + m.row0 * x.cols * dtype_bytes(x.dtype), x.dtype, m.rows, x.cols};
-}
-
 }  // namespace
 
 lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs& a) {
@@ -118,25 +95,12 @@ lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs& a) { return quanti
 
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a) {
   const int64_t k = a.t.x.cols;
-  for_each_member(a.group, k, [&](const Member& m) {
-    Nvfp4PerTokenArgs mt = a.t;
-    mt.x = member_view(a.t.x, m);
-    if (mt.row.codes) mt.row = {a.t.row.codes + m.row0 * k / 2, a.t.row.scales + m.row_scale_offset, a.t.row.amax + m.row0};
-    if (mt.col.codes) mt.col = {a.t.col.codes + m.row0 * k / 2, a.t.col.scales + m.col_scale_offset, a.t.col.amax + m.t * k};
-    quantize(mt, static_cast<uint64_t>(m.row0 * k / kBlock));  // the blocks of all earlier members
-  });
+  for_each_nvfp4_member(a.group, k, [&](const Nvfp4Member& m) { quantize(member_args(a.t, m), member_sr_base(m, k)); });
   return LOWP_SUCCESS;
 }
 
 lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a) {
-  const int64_t k = a.t.x.cols;
-  for_each_member(a.group, k, [&](const Member& m) {
-    Nvfp4PerTokenAmaxArgs mt = a.t;
-    mt.x = member_view(a.t.x, m);
-    if (mt.row_amax) mt.row_amax += m.row0;
-    if (mt.col_amax) mt.col_amax += m.t * k;  // an empty member's column amaxes are 0
-    nvfp4_per_token_amax(mt);
-  });
+  for_each_nvfp4_member(a.group, a.t.x.cols, [&](const Nvfp4Member& m) { nvfp4_per_token_amax(member_args(a.t, m)); });
   return LOWP_SUCCESS;
 }
 

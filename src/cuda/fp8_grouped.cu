@@ -15,6 +15,7 @@
 #include "common/backends.h"
 #include "common/group_layout_rules.h"
 #include "fp8_tile_loop.cuh"
+#include "group_search.cuh"
 
 namespace lowp::cuda {
 namespace {
@@ -25,22 +26,6 @@ struct Layout {
   int64_t n, total;
   const int64_t *first, *last, *offsets;  // device memory
 };
-
-// The member t with prefix[t] <= tile < prefix[t + 1]; every lane of the warp gets it.
-__device__ int64_t find_member(const int64_t* prefix, int64_t n, int64_t tile) {
-  const int lane = threadIdx.x & 31;
-  int64_t lo = 0, hi = n;  // invariant: prefix[lo] <= tile, answer in [lo, hi)
-  while (hi - lo > 1) {
-    const int64_t step = (hi - lo + 31) / 32;
-    const int64_t idx = lo + lane * step;
-    const bool le = idx < hi && prefix[idx] <= tile;
-    const unsigned ballot = __ballot_sync(0xFFFFFFFFu, le);
-    const int last = 31 - __clz(ballot);
-    lo += last * step;
-    hi = min(hi, lo + step);
-  }
-  return lo;
-}
 
 enum class PrepMode { kCastDelayed, kCastCurrent, kAmax, kNone };
 

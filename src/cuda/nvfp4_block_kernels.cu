@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool
     const bool zero_block = kPerToken && m == 0.0f;
     if (kPerToken && rht_here) m = num::mul_rn(m, 0.25f);
     uint4 rnd{};
-    if (sr) rnd = num::sr_block_bits(a.rng_state[0], a.rng_state[1], static_cast<uint64_t>(idx), columnwise);
+    if (sr) rnd = num::sr_block_bits(a.rng_state[0], a.rng_state[1], a.sr_base + static_cast<uint64_t>(idx), columnwise);
     for (int t = 0; t < kBlock; t += 2) {
       uint32_t byte = 0;
       for (int h = 0; h < 2; ++h) {
@@ -80,6 +80,21 @@ __global__ void __launch_bounds__(kThreads) rht_amax_block_kernel(TileArgs a, fl
   }
   acc = block_max(acc, scratch);
   if (threadIdx.x == 0) atomic_fold(out, acc);
+}
+
+// Per-token columnwise amax with RHT into the zeroed a.col_amax: one thread per 16-row strip of
+// a column.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) token_rht_amax_block_kernel(TileArgs a) {
+  const int64_t blocks = a.rows / kBlock, n = a.cols * blocks;
+  for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
+    float v[kBlock];
+    load_block<T>(a, true, idx / blocks, idx % blocks, v);
+    rht_block<true>(v, a.sign_mask);
+    uint32_t acc = 0;
+    for (int t = 0; t < kBlock; ++t) acc = fold(acc, v[t]);
+    atomic_fold(a.col_amax + idx / blocks, token_col_amax_bits<true>(acc));
+  }
 }
 
 unsigned grid_for(int64_t n) {
@@ -111,6 +126,13 @@ lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
 }
 
 template <typename T>
+lowp_status launch_token_rht_amax(const TileArgs& a, cudaStream_t st) {
+  const int64_t n = a.cols * (a.rows / kBlock);
+  if (n > 0) token_rht_amax_block_kernel<T><<<grid_for(n), kThreads, 0, st>>>(a);
+  return check_launch("nvfp4 per-token rht amax block kernel");
+}
+
+template <typename T>
 lowp_status encode_for(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
   return r.per_token ? launch_encode<T, true>(a, r, st) : launch_encode<T, false>(a, r, st);
 }
@@ -123,6 +145,10 @@ lowp_status encode_blocks(const TileArgs& a, const EncodeRecipe& r, cudaStream_t
 
 lowp_status rht_amax_blocks(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st) {
   return with_input_type(in, [&](auto t) { return launch_rht_amax<decltype(t)>(a, out, st); });
+}
+
+lowp_status token_rht_amax_blocks(const TileArgs& a, lowp_dtype in, cudaStream_t st) {
+  return with_input_type(in, [&](auto t) { return launch_token_rht_amax<decltype(t)>(a, st); });
 }
 
 }  // namespace lowp::cuda::nvfp4

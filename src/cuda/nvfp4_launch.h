@@ -2,8 +2,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "common/nvfp4_args.h"
 #include "lowp/lowp.h"
-#include "nvfp4_tile.cuh"
+#include "nvfp4_members.cuh"
 
 namespace lowp::cuda::nvfp4 {
 
@@ -13,8 +14,16 @@ struct EncodeRecipe {
 };
 
 // Codes and scales of every requested orientation of a.x, given its outer amaxes. The tile path
-// when the pointers allow it, else one thread per block (any alignment, same bytes).
-lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st);
+// when the pointers allow it, else one thread per block (any alignment, same bytes). With a group
+// (g.n > 0, per-token only) every member is encoded as a matrix of its own; aligned pointers only.
+lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const MemberMap& g = {});
+
+// Per-token K1 into a.row_amax / a.col_amax (either may be null; zeroed by the caller): max |x|
+// per row, per column, or with rht per column 0.25 * max |RHT16| over its 16-row strips. Tile
+// kernel when x is 16-byte aligned, else the FP8 per-token amax pass and a per-block RHT kernel
+// (single matrix only).
+lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const MemberMap& g = {});
+lowp_status token_rht_amax_blocks(const TileArgs& a, lowp_dtype in, cudaStream_t st);
 
 // Per-tensor exact post-RHT amax of the columnwise copy into *out (zeroed first).
 lowp_status rht_amax(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st);
@@ -24,5 +33,35 @@ lowp_status encode_blocks(const TileArgs& a, const EncodeRecipe& r, cudaStream_t
 lowp_status rht_amax_blocks(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st);
 
 inline int64_t tile_count(int64_t n) { return (n + kTile - 1) / kTile; }
+
+// The tile arguments of one matrix x and its two orientations' outputs (null codes: not made).
+inline TileArgs tile_args(const DenseView& x, const Nvfp4Part& row, const Nvfp4Part& col, lowp_scale_layout layout,
+                          uint32_t sign_mask, const uint64_t* rng_state) {
+  TileArgs t{};
+  t.x = x.data;
+  t.rows = x.rows;
+  t.cols = x.cols;
+  t.row_codes = row.codes;
+  t.row_scales = row.scales;
+  t.row_amax = row.amax;
+  t.col_codes = col.codes;
+  t.col_scales = col.scales;
+  t.col_amax = col.amax;
+  t.row_scale_cols = num::scale_cols_padded(x.cols / kBlock);
+  t.col_scale_cols = num::scale_cols_padded(x.rows / kBlock);
+  t.swizzled = layout == LOWP_SCALE_LAYOUT_SWIZZLED;
+  t.sign_mask = sign_mask;
+  t.rng_state = rng_state;
+  t.col_tiles = tile_count(x.cols);
+  return t;
+}
+
+// Launch blocks of a tile kernel over a (one per tile) or over a group's row-tile slots.
+inline lowp_status launch_blocks(const TileArgs& a, const MemberMap& g, const char* op, unsigned* blocks) {
+  const int64_t n = (g.n == 0 ? tile_count(a.rows) : g.slot_bound) * a.col_tiles;
+  if (n > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "%s: more than 2^31 tiles in one launch", op);
+  *blocks = static_cast<unsigned>(n);
+  return LOWP_SUCCESS;
+}
 
 }  // namespace lowp::cuda::nvfp4

@@ -14,23 +14,8 @@ __global__ void derive_col_amax_kernel(const float* a_row, float* a_col, float f
 }
 
 nvfp4::TileArgs tile_args(const Nvfp4QuantizeArgs& a) {
-  nvfp4::TileArgs t{};
-  t.x = a.x.data;
-  t.rows = a.x.rows;
-  t.cols = a.x.cols;
-  t.row_codes = a.row.codes;
-  t.row_scales = a.row.scales;
-  t.row_amax = a.row.amax;
-  t.col_codes = a.col.codes;
-  t.col_scales = a.col.scales;
-  t.col_amax = a.col.amax;
-  t.row_scale_cols = num::scale_cols_padded(a.x.cols / nvfp4::kBlock);
-  t.col_scale_cols = num::scale_cols_padded(a.x.rows / nvfp4::kBlock);
-  t.swizzled = a.scale_layout == LOWP_SCALE_LAYOUT_SWIZZLED;
+  nvfp4::TileArgs t = nvfp4::tile_args(a.x, a.row, a.col, a.scale_layout, a.rht_sign_mask, a.rng_state);
   t.block_2d = a.block_2d;
-  t.sign_mask = a.rht_sign_mask;
-  t.rng_state = a.rng_state;
-  t.col_tiles = nvfp4::tile_count(a.x.cols);
   return t;
 }
 

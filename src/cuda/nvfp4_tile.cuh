@@ -23,21 +23,22 @@ constexpr int kBlock = 16;
 constexpr int kTile = 128;                  // rows and columns of a tile
 constexpr int kTileBlocks = kTile / kBlock;  // blocks along each edge of a tile
 
-// One matrix to encode (a tensor; later a group member). Null codes: orientation not produced.
+// One matrix to encode (a tensor or a group member). Null codes: orientation not produced.
 struct TileArgs {
   const void* x;
   int64_t rows, cols;
   uint8_t* row_codes;
   uint8_t* row_scales;
-  const float* row_amax;  // per-tensor: &A_row; per-token: rows floats
+  float* row_amax;  // per-tensor: &A_row; per-token: rows floats (written by K1)
   uint8_t* col_codes;
   uint8_t* col_scales;
-  const float* col_amax;  // per-tensor: &A_col; per-token: cols floats
+  float* col_amax;  // per-tensor: &A_col; per-token: cols floats (written by K1)
   int64_t row_scale_cols, col_scale_cols;  // padded compact columns of each scale array
   bool swizzled;
   bool block_2d;
   uint32_t sign_mask;
   const uint64_t* rng_state;  // {seed, offset}; stochastic rounding only
+  uint64_t sr_base;           // SR index of this matrix's block 0 (a group member's offset)
   int64_t col_tiles;
 };
 
@@ -51,12 +52,12 @@ struct Geometry {
   static_assert(kColLanes <= 32 && 32 % kColLanes == 0, "a warp holds whole tile rows");
 };
 
-// True when every pointer allows the tile path's vector loads and stores.
-template <typename T>
-inline bool tile_path_ok(const TileArgs& a) {
+// True when every pointer allows the tile path's vector loads and stores (rowwise codes leave
+// as V / 2 = 8 / element-size bytes per lane).
+inline bool tile_path_ok(const TileArgs& a, int64_t elem_bytes) {
   const auto al = [](const void* p, uintptr_t n) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % n == 0; };
-  return aligned16(a.x) && al(a.row_codes, Geometry<T>::V / 2) && al(a.col_codes, 8) && al(a.row_scales, 4) &&
-         al(a.col_scales, 4);
+  return aligned16(a.x) && al(a.row_codes, static_cast<uintptr_t>(8 / elem_bytes)) && al(a.col_codes, 8) &&
+         al(a.row_scales, 4) && al(a.col_scales, 4);
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& u, int i) { return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w; }
@@ -127,6 +128,15 @@ __device__ __forceinline__ void rht_block(float (&v)[kBlock], uint32_t sign_mask
   }
 }
 
+// A per-token columnwise amax as stored (SPEC §5): with RHT 0.25 * the max (canonical NaN).
+// Monotone in the bits, so applying it to partial maxima before folding them equals applying it
+// to the final max.
+template <bool kRht>
+__device__ __forceinline__ uint32_t token_col_amax_bits(uint32_t max_bits) {
+  if constexpr (kRht) return __float_as_uint(num::canonical_nan(num::mul_rn(__uint_as_float(max_bits), 0.25f)));
+  else return max_bits;
+}
+
 template <typename T, bool kPerToken, bool kRht, bool kSr>
 struct Nvfp4Tile {
   using G = Geometry<T>;
@@ -136,7 +146,10 @@ struct Nvfp4Tile {
 
   struct Smem {
     uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
-    float mult[2][kScaleCodes];            // per-tensor: multiplier of each scale code, row / col
+    union {
+      float mult[2][kScaleCodes];  // per-tensor: multiplier of each scale code, row / col
+      OuterScale outer[2][kTile];  // per-token: outer scale of each tile row / column
+    };
     uint8_t col_scales[kTile][kTileBlocks];
     uint8_t row_scales[kTile][kTileBlocks];
   };
@@ -180,9 +193,18 @@ struct Nvfp4Tile {
   __device__ uint32_t tile16_amax() const { return block_lanes_max(thread_amax()); }
 
   // Per-tensor: the element multiplier of every scale code, per orientation (the division once
-  // per launch block instead of once per 16 elements). Call before a barrier.
-  __device__ static void prepare(const TileArgs& a, Smem& sm) {
-    if constexpr (!kPerToken) {
+  // per launch block instead of once per 16 elements). Per-token: the outer scale of each of the
+  // tile's rows and columns (once instead of once per lane). Call before a barrier.
+  __device__ void prepare(const TileArgs& a, Smem& sm) const {
+    if constexpr (kPerToken) {
+      for (int i = threadIdx.x; i < 2 * kTile; i += G::kThreads) {
+        const bool row = i < kTile;
+        const int64_t k = (row ? tr : tc) * kTile + i % kTile;
+        const float* amax = row ? a.row_amax : a.col_amax;
+        const bool in = (row ? a.row_codes : a.col_codes) != nullptr && k < (row ? a.rows : a.cols);
+        sm.outer[row ? 0 : 1][i % kTile] = outer_scale<true>(in ? amax[k] : 0.0f);
+      }
+    } else {
       for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
         const bool row = i < kScaleCodes;
         const float* amax = row ? a.row_amax : a.col_amax;
@@ -203,7 +225,7 @@ struct Nvfp4Tile {
 #pragma unroll
     for (int j = 0; j < kBlock; ++j) {  // unrolled: raw[] stays in registers
       const int64_t r = r0 + j;
-      if constexpr (kPerToken) o = outer_scale<true>(r < a.rows ? a.row_amax[r] : 0.0f);
+      if constexpr (kPerToken) o = sm.outer[0][rg * kBlock + j];
       const uint32_t b = a.block_2d ? tile16 : block_lanes_max(widen_folded<T>(fold_raw<T>(0u, raw[j])));
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
       const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
@@ -212,7 +234,8 @@ struct Nvfp4Tile {
         // The lanes of a block draw the bits of kLanesPerBlock consecutive rows, one row each,
         // and pass them around: one Philox per row block instead of one per lane.
         if (j % G::kLanesPerBlock == 0)
-          own = num::sr_block_bits(seed, offset, static_cast<uint64_t>((r + lane_in_block) * blocks + c0 / kBlock), false);
+          own = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((r + lane_in_block) * blocks + c0 / kBlock),
+                                   false);
         const int src = static_cast<int>(threadIdx.x & 31) - lane_in_block + j % G::kLanesPerBlock;
         rnd = make_uint4(__shfl_sync(0xFFFFFFFFu, own.x, src), __shfl_sync(0xFFFFFFFFu, own.y, src),
                          __shfl_sync(0xFFFFFFFFu, own.z, src), __shfl_sync(0xFFFFFFFFu, own.w, src));
@@ -252,7 +275,7 @@ struct Nvfp4Tile {
 #pragma unroll
     for (int e = 0; e < V; ++e) {
       const int64_t c = c0 + e;
-      if constexpr (kPerToken) o = outer_scale<true>(c < a.cols ? a.col_amax[c] : 0.0f);
+      if constexpr (kPerToken) o = sm.outer[1][cl * V + e];
       float v[kBlock];
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) {
@@ -274,7 +297,7 @@ struct Nvfp4Tile {
       const bool zero_block = kPerToken && m == 0.0f;
       if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
       uint4 rnd{};
-      if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, static_cast<uint64_t>(c * blocks + r0 / kBlock), true);
+      if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>(c * blocks + r0 / kBlock), true);
       uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, [&](int j) { return v[j]; });
       uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, [&](int j) { return v[j + 8]; });
       if (zero_block) lo = hi = 0;

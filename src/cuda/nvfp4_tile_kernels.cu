@@ -6,11 +6,14 @@ namespace lowp::cuda::nvfp4 {
 namespace {
 
 template <typename T, bool kPerToken, bool kRht, bool kSr>
-__global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs a) {
+__global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs whole, MemberMap g) {
   using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr>;
   __shared__ typename Tile::Smem sm;
-  const Tile t(a, blockIdx.x);  // loads first: the table below overlaps their latency
-  Tile::prepare(a, sm);
+  TileArgs a;
+  int64_t tile;
+  if (!member_tile<T>(whole, g, blockIdx.x, &a, &tile)) return;
+  const Tile t(a, tile);  // loads first: the tables below overlap their latency
+  t.prepare(a, sm);
   __syncthreads();
   constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
   const uint32_t tile16 = (k2dPossible && a.block_2d) ? t.tile16_amax() : 0u;
@@ -40,37 +43,41 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
 }
 
 template <typename T, bool kPerToken, bool kRht, bool kSr>
-lowp_status launch(const TileArgs& a, cudaStream_t st) {
-  const int64_t tiles = tile_count(a.rows) * a.col_tiles;
-  if (tiles > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 encode: more than 2^31 tiles in one tensor");
-  encode_tile_kernel<T, kPerToken, kRht, kSr><<<static_cast<unsigned>(tiles), Geometry<T>::kThreads, 0, st>>>(a);
+lowp_status launch(const TileArgs& a, const MemberMap& g, cudaStream_t st) {
+  unsigned blocks = 0;
+  LOWP_TRY(launch_blocks(a, g, "nvfp4 encode", &blocks));
+  if (blocks > 0) encode_tile_kernel<T, kPerToken, kRht, kSr><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, g);
   return check_launch("nvfp4 encode tile kernel");
 }
 
 template <typename T, bool kPerToken>
-lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
-  if (r.rht) return r.sr ? launch<T, kPerToken, true, true>(a, st) : launch<T, kPerToken, true, false>(a, st);
-  return r.sr ? launch<T, kPerToken, false, true>(a, st) : launch<T, kPerToken, false, false>(a, st);
+lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, const MemberMap& g, cudaStream_t st) {
+  if (r.rht) return r.sr ? launch<T, kPerToken, true, true>(a, g, st) : launch<T, kPerToken, true, false>(a, g, st);
+  return r.sr ? launch<T, kPerToken, false, true>(a, g, st) : launch<T, kPerToken, false, false>(a, g, st);
 }
 
 template <typename T>
-lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
-  if (!tile_path_ok<T>(a)) return encode_blocks(a, r, st);
-  return r.per_token ? launch_variant<T, true>(a, r, st) : launch_variant<T, false>(a, r, st);
+lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, const MemberMap& g, cudaStream_t st) {
+  if (!tile_path_ok(a, sizeof(typename T::Raw))) {
+    if (g.n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: the tile path needs aligned pointers");
+    return encode_blocks(a, r, st);
+  }
+  return r.per_token ? launch_variant<T, true>(a, r, g, st) : launch_variant<T, false>(a, r, g, st);
 }
 
 template <typename T>
 lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
   LOWP_TRY(check_cuda(cudaMemsetAsync(out, 0, sizeof(float), st), "nvfp4 rht amax: memset"));
-  const int64_t tiles = tile_count(a.rows) * a.col_tiles;
-  rht_amax_tile_kernel<T><<<static_cast<unsigned>(tiles), Geometry<T>::kThreads, 0, st>>>(a, out);
+  unsigned blocks = 0;
+  LOWP_TRY(launch_blocks(a, {}, "nvfp4 rht amax", &blocks));
+  if (blocks > 0) rht_amax_tile_kernel<T><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, out);
   return check_launch("nvfp4 rht amax tile kernel");
 }
 
 }  // namespace
 
-lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st) {
-  return with_input_type(r.in, [&](auto t) { return launch_recipe<decltype(t)>(a, r, st); });
+lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const MemberMap& g) {
+  return with_input_type(r.in, [&](auto t) { return launch_recipe<decltype(t)>(a, r, g, st); });
 }
 
 lowp_status rht_amax(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st) {

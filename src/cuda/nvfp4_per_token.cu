@@ -1,0 +1,118 @@
+// CUDA NVFP4 per-token recipe (SPEC §5): K1 (outer amaxes, one read of x), K2 (the encode of
+// both orientations, one read), the composite, and their grouped forms: one prep launch, one K1
+// launch and one K2 launch for any number of members. Groups whose pointers do not allow the
+// tile path take a member-by-member walk when member_rows is on the host.
+#include "common/backends.h"
+#include "common/nvfp4_members.h"
+#include "nvfp4_group_prep.h"
+
+namespace lowp::cuda {
+namespace {
+
+nvfp4::TileArgs tile_args(const Nvfp4PerTokenArgs& a) {
+  return nvfp4::tile_args(a.x, a.row, a.col, a.scale_layout, a.rht_sign_mask, a.rng_state);
+}
+
+// The K1 view of a: the amax arrays of the parts that are produced, no codes.
+nvfp4::TileArgs amax_view(const nvfp4::TileArgs& t) {
+  nvfp4::TileArgs k = t;
+  k.row_amax = t.row_codes != nullptr ? t.row_amax : nullptr;
+  k.col_amax = t.col_codes != nullptr ? t.col_amax : nullptr;
+  k.row_codes = k.col_codes = nullptr;
+  return k;
+}
+
+nvfp4::EncodeRecipe recipe(const Nvfp4PerTokenArgs& a) { return {a.x.dtype, true, a.rht, a.stochastic_rounding}; }
+
+lowp_status zero(float* p, int64_t n, cudaStream_t st) {
+  if (p == nullptr || n == 0) return LOWP_SUCCESS;
+  return check_cuda(cudaMemsetAsync(p, 0, sizeof(float) * static_cast<size_t>(n), st), "nvfp4 per-token amax: memset");
+}
+
+// K1 of one matrix into the zeroed-here outputs of k (amax_view).
+lowp_status single_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, cudaStream_t st) {
+  LOWP_TRY(zero(k.row_amax, k.rows, st));
+  LOWP_TRY(zero(k.col_amax, k.cols, st));
+  return nvfp4::token_amax(k, in, rht, st);
+}
+
+lowp_status single_quantize(const Nvfp4PerTokenArgs& a, uint64_t sr_base, cudaStream_t st) {
+  nvfp4::TileArgs t = tile_args(a);
+  t.sr_base = sr_base;
+  if (!a.amax_given) LOWP_TRY(single_amax(amax_view(t), a.x.dtype, a.rht, st));
+  return nvfp4::encode(t, recipe(a), st);
+}
+
+lowp_status single_amax_call(const Nvfp4PerTokenAmaxArgs& a, cudaStream_t st) {
+  nvfp4::TileArgs k = nvfp4::tile_args(a.x, {}, {}, LOWP_SCALE_LAYOUT_COMPACT, a.rht_sign_mask, nullptr);
+  k.row_amax = a.row_amax;
+  k.col_amax = a.col_amax;
+  return single_amax(k, a.x.dtype, a.rht, st);
+}
+
+// A group goes through the tile kernels in one launch each when every pointer allows them (each
+// member's slices are then aligned too: K % 16 == 0, and M_t % 16 == 0 for columnwise).
+bool group_tile_path_ok(const nvfp4::TileArgs& t, lowp_dtype in) { return nvfp4::tile_path_ok(t, dtype_bytes(in)); }
+
+lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
+  if (!g.rows_on_device) return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_UNSUPPORTED,
+              "NVFP4 grouped per-token on CUDA with member_rows in device memory needs x 16-byte aligned and the "
+              "output codes 8-byte and scales 4-byte aligned; pass member_rows in host memory for other alignments");
+}
+
+// K1 of a group: the amax arrays zeroed (a bad layout: untouched), then one tile launch.
+lowp_status group_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, const nvfp4::MemberMap& g, cudaStream_t st) {
+  LOWP_TRY(nvfp4::zero_if_valid(g, k.row_amax, k.rows, st));
+  LOWP_TRY(nvfp4::zero_if_valid(g, k.col_amax, g.n * k.cols, st));
+  return nvfp4::token_amax(k, in, rht, st, g);
+}
+
+}  // namespace
+
+lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs& a, void* stream) {
+  return single_quantize(a, 0, as_stream(stream));
+}
+
+lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs& a, void* stream) {
+  return single_amax_call(a, as_stream(stream));
+}
+
+lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
+  const cudaStream_t st = as_stream(stream);
+  const nvfp4::TileArgs t = tile_args(a.t);
+  if (!group_tile_path_ok(t, a.t.x.dtype)) {
+    LOWP_TRY(member_by_member_only(a.group));
+    if (!a.t.amax_given && a.t.col.codes != nullptr) LOWP_TRY(zero(a.t.col.amax, a.group.n * a.t.x.cols, st));
+    lowp_status s = LOWP_SUCCESS;
+    for_each_nvfp4_member(a.group, a.t.x.cols, [&](const Nvfp4Member& m) {
+      if (s == LOWP_SUCCESS && m.rows > 0) s = single_quantize(member_args(a.t, m), member_sr_base(m, a.t.x.cols), st);
+    });
+    return s;
+  }
+  nvfp4::MemberMap g;
+  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.col.codes != nullptr, st, &g));
+  if (!a.t.amax_given) LOWP_TRY(group_amax(amax_view(t), a.t.x.dtype, a.t.rht, g, st));
+  return nvfp4::encode(t, recipe(a.t), st, g);
+}
+
+lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
+  const cudaStream_t st = as_stream(stream);
+  if (!aligned16(a.t.x.data)) {
+    LOWP_TRY(member_by_member_only(a.group));
+    LOWP_TRY(zero(a.t.col_amax, a.group.n * a.t.x.cols, st));  // empty members' amaxes are 0
+    lowp_status s = LOWP_SUCCESS;
+    for_each_nvfp4_member(a.group, a.t.x.cols, [&](const Nvfp4Member& m) {
+      if (s == LOWP_SUCCESS && m.rows > 0) s = single_amax_call(member_args(a.t, m), st);
+    });
+    return s;
+  }
+  nvfp4::TileArgs k = nvfp4::tile_args(a.t.x, {}, {}, LOWP_SCALE_LAYOUT_COMPACT, a.t.rht_sign_mask, nullptr);
+  k.row_amax = a.t.row_amax;
+  k.col_amax = a.t.col_amax;
+  nvfp4::MemberMap g;
+  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.rht && a.t.col_amax != nullptr, st, &g));
+  return group_amax(k, a.t.x.dtype, a.t.rht, g, st);
+}
+
+}  // namespace lowp::cuda

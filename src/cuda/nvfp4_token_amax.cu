@@ -1,0 +1,106 @@
+// NVFP4 per-token K1 (SPEC §5): the outer amaxes of both orientations in one read of x, over the
+// same 128 x 128 tiles as the encode (and the same member walk for groups). Rows reduce across
+// the lanes of a tile row, columns across the tile's 16-row groups; each tile folds its partial
+// maxima into the zeroed outputs with one atomic per row and per column (bits order as floats,
+// so the result does not depend on tile order and equals the CPU's fold).
+#include "common/backends.h"
+#include "nvfp4_launch.h"
+
+namespace lowp::cuda::nvfp4 {
+namespace {
+
+// Lanes cl of a tile row hold v[0..kN) each; afterwards v[0] of lane cl is the max over the
+// kLanes lanes of row cl / (kLanes / 16). A reduce-scatter: each step halves the values a lane
+// keeps and exchanges the other half, 15 shuffles in all for 16 lanes instead of 64.
+template <int kN, int kStride>
+__device__ __forceinline__ void reduce_scatter(uint32_t (&v)[kBlock], int cl) {
+  if constexpr (kStride >= 1) {
+    const bool upper = (cl & kStride) != 0;
+    if constexpr (kN > 1) {
+#pragma unroll
+      for (int i = 0; i < kN / 2; ++i) {
+        const uint32_t keep = upper ? v[i + kN / 2] : v[i], send = upper ? v[i] : v[i + kN / 2];
+        v[i] = max(keep, __shfl_xor_sync(0xFFFFFFFFu, send, kStride));
+      }
+      reduce_scatter<kN / 2, kStride / 2>(v, cl);
+    } else {
+      v[0] = max(v[0], __shfl_xor_sync(0xFFFFFFFFu, v[0], kStride));
+      reduce_scatter<1, kStride / 2>(v, cl);
+    }
+  }
+}
+
+template <typename T, bool kRht>
+__global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(TileArgs whole, MemberMap g) {
+  using G = Geometry<T>;
+  using Tile = Nvfp4Tile<T, true, kRht, false>;
+  __shared__ uint32_t col_part[G::kRowGroups][kTile];
+  TileArgs a;
+  int64_t tile;
+  if (!member_tile<T>(whole, g, blockIdx.x, &a, &tile)) return;
+  const Tile t(a, tile);
+  if (a.row_amax != nullptr) {
+    uint32_t v[kBlock];
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) v[j] = widen_folded<T>(fold_raw<T>(0u, t.raw[j]));
+    reduce_scatter<kBlock, G::kColLanes / 2>(v, t.cl);
+    constexpr int kCopies = G::kColLanes / kBlock;  // lanes left holding the same row
+    const int64_t r = t.r0 + t.cl / kCopies;
+    if (t.cl % kCopies == 0 && r < a.rows) atomic_fold(a.row_amax + r, v[0]);
+  }
+  if (a.col_amax == nullptr) return;
+  uint32_t acc[4] = {0, 0, 0, 0};
+  if constexpr (!kRht) {
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j)
+#pragma unroll
+      for (int w = 0; w < 4; ++w) acc[w] = fold_raw<T>(acc[w], word_of(t.raw[j], w));
+  }
+#pragma unroll
+  for (int e = 0; e < G::V; ++e) {
+    uint32_t bits = 0;
+    if constexpr (kRht) {
+      float v[kBlock];
+#pragma unroll
+      for (int j = 0; j < kBlock; ++j) v[j] = element<T>(t.raw[j], e);
+      rht_block<true>(v, a.sign_mask);
+#pragma unroll
+      for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+    } else {
+      bits = Tile::column_amax_bits(acc, e);
+    }
+    col_part[t.rg][t.cl * G::V + e] = bits;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kTile; i += G::kThreads) {
+    uint32_t m = 0;
+#pragma unroll
+    for (int q = 0; q < G::kRowGroups; ++q) m = max(m, col_part[q][i]);
+    const int64_t c = t.tc * kTile + i;
+    if (c < a.cols) atomic_fold(a.col_amax + c, token_col_amax_bits<kRht>(m));
+  }
+}
+
+template <typename T>
+lowp_status launch(const TileArgs& a, bool rht, const MemberMap& g, cudaStream_t st) {
+  unsigned blocks = 0;
+  LOWP_TRY(launch_blocks(a, g, "nvfp4 per-token amax", &blocks));
+  if (blocks == 0) return LOWP_SUCCESS;
+  if (rht) token_amax_tile_kernel<T, true><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, g);
+  else token_amax_tile_kernel<T, false><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, g);
+  return check_launch("nvfp4 per-token amax tile kernel");
+}
+
+}  // namespace
+
+lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const MemberMap& g) {
+  if (aligned16(a.x)) return with_input_type(in, [&](auto t) { return launch<decltype(t)>(a, rht, g, st); });
+  if (g.n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped per-token amax: the tile path needs an aligned x");
+  const DenseView x{a.x, in, a.rows, a.cols};
+  float* plain_col = rht ? nullptr : a.col_amax;
+  if (a.row_amax != nullptr || plain_col != nullptr) LOWP_TRY(amax_per_token(x, a.row_amax, plain_col, st));
+  if (rht && a.col_amax != nullptr) LOWP_TRY(token_rht_amax_blocks(a, in, st));
+  return LOWP_SUCCESS;
+}
+
+}  // namespace lowp::cuda::nvfp4
