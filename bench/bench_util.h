@@ -35,16 +35,17 @@ namespace lowp_bench {
 inline const char* g_prog = "lowp_bench";
 inline char g_phase[256] = "start-up";
 inline void (*g_dump)() = nullptr;
+// The message of the fatal error that is ending the run ("" otherwise), for g_dump to report.
+inline char g_fatal_msg[2048] = "";
 
 [[noreturn]] inline void fatal(const char* fmt, ...) {
-  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  std::vsnprintf(g_fatal_msg, sizeof g_fatal_msg, fmt, ap);
   va_end(ap);
   std::fflush(stdout);
   if (g_dump != nullptr) g_dump();
-  std::fprintf(stderr, "%s: FATAL: %s\n", g_prog, msg);
+  std::fprintf(stderr, "%s: FATAL: %s\n", g_prog, g_fatal_msg);
   std::exit(1);
 }
 
@@ -151,6 +152,19 @@ inline std::vector<Shape> sweep_shapes(bool quick, int64_t m, int64_t k) {
   return out;
 }
 
+// Buffer sets a shape rotates over so that their inputs (input_bytes each) together are at least
+// 4x the L2 size: at least 2, at most max_sets.
+inline int buffer_sets(size_t l2_bytes, size_t input_bytes, size_t max_sets) {
+  const size_t want = std::max<size_t>(2, (4 * l2_bytes + input_bytes - 1) / input_bytes);
+  return static_cast<int>(std::min(want, max_sets));
+}
+
+// Calls per timed sample: at least `batch`, a multiple of nbuf (every set equally often).
+inline int calls_per_sample(int batch, int nbuf) {
+  const int c = std::max(batch, nbuf);
+  return (c + nbuf - 1) / nbuf * nbuf;
+}
+
 // Fills the device fields of `run` (lowp must see a CUDA device); returns the L2 size in bytes.
 inline size_t init_device(RunInfo* run) {
   if (!lowp_cuda_available())
@@ -223,8 +237,58 @@ inline std::string jstats(const Stats& s) {
          ", \"max_ms\": " + jnum(s.max_ms) + "}";
 }
 
+// One timed op at one shape: the row of a "op M K eager graph GB/s frac" table.
+struct OpRow : Timing {
+  std::string op;
+  int64_t m = 0, k = 0;
+  double floor_bytes = 0;  // bytes that must move per call
+};
+
+// The headline time (graph when it captured) of op `name` at (m, k); NaN when absent.
+// *from_eager (optional) says whether it is the eager time.
+template <class R>
+double find_ms(const std::vector<R>& rows, const std::string& name, int64_t m, int64_t k,
+               bool* from_eager = nullptr) {
+  for (const R& r : rows) {
+    bool e = false;
+    if (r.op == name && r.m == m && r.k == k) {
+      const double ms = headline_ms(r, &e);
+      if (from_eager != nullptr) *from_eager = e;
+      return ms;
+    }
+  }
+  if (from_eager != nullptr) *from_eager = false;
+  return NAN;
+}
+
+// The distinct (m, k) of `rows`, in order of first appearance.
+template <class R>
+std::vector<Shape> distinct_shapes(const std::vector<R>& rows) {
+  std::vector<Shape> out;
+  for (const R& r : rows)
+    if (std::none_of(out.begin(), out.end(), [&](const Shape& s) { return s.m == r.m && s.k == r.k; }))
+      out.push_back({r.m, r.k});
+  return out;
+}
+
+// The JSON fields of an OpRow (no braces), GB/s and fraction from the headline time.
+inline std::string json_op_fields(const OpRow& r, double copy_gbps) {
+  bool from_eager = false;
+  const double gbps = gbps_of(r.floor_bytes, headline_ms(r, &from_eager));
+  char b[256];
+  std::snprintf(b, sizeof b, "\"op\": \"%s\", \"m\": %lld, \"k\": %lld, \"floor_bytes\": %.0f, ",
+                json_escape(r.op).c_str(), static_cast<long long>(r.m), static_cast<long long>(r.k),
+                r.floor_bytes);
+  return b + ("\"eager\": " + jstats(r.eager) + ", \"graph\": " + jstats(r.graph) +
+              ", \"graph_error\": \"" + json_escape(r.graph_error) + "\", \"gbps\": " + jnum(gbps) +
+              ", \"gbps_from\": \"" + (from_eager ? "eager" : "graph") +
+              "\", \"fraction_of_copy\": " + jnum(gbps / copy_gbps));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inputs: random normal-ish bf16 (Irwin-Hall of 4 uniforms, unit variance), never zeros.
+// With outlier_every = N > 0, about one element in N is an outlier instead: +-2^e, e uniform in
+// {4, ..., 8} (16 to 256, against |x| < 3.5 for the rest).
 
 inline uint64_t splitmix64(uint64_t& s) {
   uint64_t z = (s += 0x9E3779B97F4A7C15ull);
@@ -240,11 +304,16 @@ inline uint16_t float_to_bf16_rne(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-inline std::vector<uint16_t> random_bf16(size_t n, uint64_t seed) {
+inline std::vector<uint16_t> random_bf16(size_t n, uint64_t seed, uint32_t outlier_every = 0) {
   std::vector<uint16_t> h(n);
   uint64_t s = seed;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t r = splitmix64(s);
+    if (outlier_every != 0 && (r >> 32) % outlier_every == 0) {
+      const float mag = std::ldexp(1.0f, 4 + static_cast<int>(r % 5));
+      h[i] = float_to_bf16_rne(((r >> 8) & 1) ? -mag : mag);
+      continue;
+    }
     const double u = static_cast<double>(r & 0xFFFF) + static_cast<double>((r >> 16) & 0xFFFF) +
                      static_cast<double>((r >> 32) & 0xFFFF) + static_cast<double>(r >> 48);
     // Sum of 4 U(0,1): mean 2, variance 1/3 -> scale to unit variance.
@@ -268,10 +337,10 @@ inline void* device_alloc(size_t bytes, const char* what) {
 }
 
 // Random bf16 over `elems` device elements: one 32 Mi-element host block, copied with a
-// different rotation into each chunk.
-inline void fill_random(uint16_t* dst, size_t elems) {
+// different rotation into each chunk. outlier_every as random_bf16.
+inline void fill_random(uint16_t* dst, size_t elems, uint32_t outlier_every = 0) {
   const size_t chunk = std::min<size_t>(elems, size_t{32} << 20);
-  const std::vector<uint16_t> h = random_bf16(chunk, 0x10f8b3ull);
+  const std::vector<uint16_t> h = random_bf16(chunk, 0x10f8b3ull, outlier_every);
   size_t done = 0;
   for (size_t j = 0; done < elems; ++j) {
     const size_t n = std::min(chunk, elems - done);

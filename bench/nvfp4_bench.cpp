@@ -40,14 +40,8 @@ namespace {
 
 using namespace lowp_bench;
 
-struct Row : Timing {
-  std::string op;
-  int64_t m = 0, k = 0;
-  double floor_bytes = 0;
-};
-
 struct Run : RunInfo {
-  std::vector<Row> rows;
+  std::vector<OpRow> rows;
 };
 Run g_run;
 
@@ -55,17 +49,8 @@ void write_json(bool complete) {
   FILE* f = open_json_with_header(g_run, complete);
   if (f == nullptr) return;
   std::fprintf(f, "  \"rows\": [");
-  for (size_t i = 0; i < g_run.rows.size(); ++i) {
-    const Row& r = g_run.rows[i];
-    bool from_eager = false;
-    const double gbps = gbps_of(r.floor_bytes, headline_ms(r, &from_eager));
-    std::fprintf(f,
-                 "%s\n    {\"op\": \"%s\", \"m\": %lld, \"k\": %lld, \"floor_bytes\": %.0f, \"eager\": %s, "
-                 "\"graph\": %s, \"graph_error\": \"%s\", \"gbps\": %s, \"gbps_from\": \"%s\", \"fraction_of_copy\": %s}",
-                 i == 0 ? "" : ",", r.op.c_str(), static_cast<long long>(r.m), static_cast<long long>(r.k),
-                 r.floor_bytes, jstats(r.eager).c_str(), jstats(r.graph).c_str(), json_escape(r.graph_error).c_str(),
-                 jnum(gbps).c_str(), from_eager ? "eager" : "graph", jnum(gbps / g_run.copy_gbps()).c_str());
-  }
+  for (size_t i = 0; i < g_run.rows.size(); ++i)
+    std::fprintf(f, "%s\n    {%s}", i == 0 ? "" : ",", json_op_fields(g_run.rows[i], g_run.copy_gbps()).c_str());
   std::fprintf(f, "\n  ],\n  \"warnings\": [");
   for (size_t i = 0; i < g_run.warnings.size(); ++i)
     std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(g_run.warnings[i]).c_str());
@@ -74,13 +59,7 @@ void write_json(bool complete) {
 }
 
 // The time of op `name` at (m, k), graph when it captured; NaN when absent.
-double ms_of(const std::string& name, int64_t m, int64_t k) {
-  for (const Row& r : g_run.rows) {
-    bool e = false;
-    if (r.op == name && r.m == m && r.k == k) return headline_ms(r, &e);
-  }
-  return NAN;
-}
+double ms_of(const std::string& name, int64_t m, int64_t k) { return find_ms(g_run.rows, name, m, k); }
 
 void print_table() {
   const double cbw = g_run.copy_gbps();
@@ -91,7 +70,7 @@ void print_table() {
   std::printf("floor B/elem: cast 3.125, pipe_exact 7.125, pipe_est 5.125, dequant 2.5625, swizzle 0.125\n");
   std::printf("median of %d samples, ms per call; GB/s = floor/time (graph; * = eager); frac = GB/s / copy\n", g_run.reps);
   std::printf("%-10s %6s %5s %9s %9s %7s %6s\n", "op", "M", "K", "eager_ms", "graph_ms", "GB/s", "frac");
-  for (const Row& r : g_run.rows) {
+  for (const OpRow& r : g_run.rows) {
     bool from_eager = false;
     const double gbps = gbps_of(r.floor_bytes, headline_ms(r, &from_eager));
     std::printf("%-10s %6lld %5lld %9.4f %9s %6.0f%s %6.3f\n", r.op.c_str(), static_cast<long long>(r.m),
@@ -100,10 +79,7 @@ void print_table() {
                 from_eager ? "*" : " ", gbps / cbw);
   }
   // The saving of amax estimation on the columnwise-RHT pipeline, per shape.
-  std::vector<std::pair<int64_t, int64_t>> shapes;
-  for (const Row& r : g_run.rows)
-    if (std::find(shapes.begin(), shapes.end(), std::make_pair(r.m, r.k)) == shapes.end()) shapes.push_back({r.m, r.k});
-  for (const auto& [m, k] : shapes) {
+  for (const auto& [m, k] : distinct_shapes(g_run.rows)) {
     const double ex = ms_of("pipe_exact", m, k), es = ms_of("pipe_est", m, k);
     if (!std::isnan(ex) && !std::isnan(es))
       std::printf("estimation saves %.1f%% of the RHT pipeline at %lldx%lld (%.4f -> %.4f ms)\n", 100.0 * (1.0 - es / ex),
@@ -177,10 +153,9 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
   const size_t n = static_cast<size_t>(M) * static_cast<size_t>(K);
   const size_t stride = round_up(n, 1024);
   const size_t scale_stride = round_up(n / 16 + 128 * 1024, 1024);  // >= either padded scale array
-  const int nbuf = static_cast<int>(std::min<size_t>({std::max<size_t>(2, (4 * l2_bytes + 2 * n - 1) / (2 * n)),
-                                                      A.elems / stride, 64}));
+  const int nbuf = static_cast<int>(std::min<size_t>(buffer_sets(l2_bytes, 2 * n, 64), A.elems / stride));
   if (nbuf < 1) fatal("shape %lldx%lld does not fit the arenas", (long long)M, (long long)K);
-  const int calls = static_cast<int>(round_up(static_cast<size_t>(std::max(o.batch, nbuf)), static_cast<size_t>(nbuf)));
+  const int calls = calls_per_sample(o.batch, nbuf);
   std::vector<Set> sets(static_cast<size_t>(nbuf));
   for (int s = 0; s < nbuf; ++s) {
     Set& t = sets[static_cast<size_t>(s)];
@@ -250,7 +225,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
        }},
   };
   for (const Op& op : ops) {
-    Row r;
+    OpRow r;
     r.op = op.name;
     r.m = M;
     r.k = K;

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # One-shot check of lowp on a bare Hopper machine (nvcc, cmake, ninja, python3; no GoogleTest
 # installed, no internet): build with CUDA, GPU tests, CPU tests, compute-sanitizer memcheck and
-# racecheck over the GPU test binaries, and the FP8, grouped FP8 and NVFP4 benchmarks.
+# racecheck over the GPU test binaries, and the FP8, grouped FP8, NVFP4 and NVFP4 per-token
+# benchmarks.
 #
 # usage: scripts/gpu-check.sh OUTDIR [GTEST_SRC]
 #   OUTDIR     logs: OUTDIR/<step>.log, OUTDIR/env.log, OUTDIR/bench_fp8.json,
-#              OUTDIR/bench_grouped.json, OUTDIR/summary.txt
+#              OUTDIR/bench_grouped.json, OUTDIR/bench_nvfp4.json,
+#              OUTDIR/bench_nvfp4_per_token.json, OUTDIR/summary.txt
 #   GTEST_SRC  GoogleTest source tree (default .deps/googletest, relative to the repository root)
 #
 # Steps (all by default, in this order): build gpu-tests cpu-tests memcheck racecheck bench
-# bench-nvfp4.
+# bench-nvfp4 bench-pt.
 # Every step runs even when an earlier one failed; the exit code is non-zero when any step did
 # not pass (failed, timed out, or skipped for lack of time). A summary table is printed last.
 #
@@ -30,6 +32,8 @@
 #   LOWP_GBENCH_ARGS                arguments of lowp_bench_grouped (default --quick); it runs
 #                                   after lowp_bench_fp8 in the bench step
 #   LOWP_NBENCH_ARGS                arguments of lowp_bench_nvfp4 (default --quick; step bench-nvfp4)
+#   LOWP_PTBENCH_ARGS               arguments of lowp_bench_nvfp4_per_token (default --quick;
+#                                   step bench-pt, timeout LOWP_T_BENCH)
 #   LOWP_SHOW_BENCH=0               do not print the benchmark tables before the summary
 set -u
 set -o pipefail
@@ -303,6 +307,20 @@ step_bench_nvfp4() {
   return "$rc"
 }
 
+step_bench_pt() {
+  local bin="$BUILD_DIR/bench/lowp_bench_nvfp4_per_token" rc args=()
+  if [[ ! -x "$bin" ]]; then
+    echo "KEY: $bin not built"
+    return 1
+  fi
+  read -r -a args <<<"${LOWP_PTBENCH_ARGS:---quick}"
+  echo "+ $bin ${args[*]} --json $OUTDIR/bench_nvfp4_per_token.json"
+  # Prints its own KEY line last (on an error: "KEY: FAILED during <op>: <message>", exit 1).
+  "$bin" "${args[@]}" --json "$OUTDIR/bench_nvfp4_per_token.json" 2>&1
+  rc=$?
+  return "$rc"
+}
+
 run_step() {  # inside the step process
   case "$1" in
     build) step_build ;;
@@ -312,6 +330,7 @@ run_step() {  # inside the step process
     racecheck) step_sanitizer racecheck "${LOWP_RACECHECK_FILTER:-${LOWP_SANITIZER_FILTER:-*}}" ;;
     bench) step_bench ;;
     bench-nvfp4) step_bench_nvfp4 ;;
+    bench-pt) step_bench_pt ;;
     *) echo "unknown step '$1'"; return 2 ;;
   esac
 }
@@ -343,16 +362,17 @@ export OUTDIR GTEST_SRC BUILD_DIR JOBS SAN_BIN_TIMEOUT SAN_EXCLUDE
 declare -A TIMEOUT=(
   [build]="${LOWP_T_BUILD:-300}" [gpu-tests]="${LOWP_T_GPU_TESTS:-180}"
   [cpu-tests]="${LOWP_T_CPU_TESTS:-120}" [memcheck]="${LOWP_T_MEMCHECK:-240}"
-  [racecheck]="${LOWP_T_RACECHECK:-240}" [bench]="${LOWP_T_BENCH:-180}" [bench-nvfp4]="${LOWP_T_BENCH:-180}")
+  [racecheck]="${LOWP_T_RACECHECK:-240}" [bench]="${LOWP_T_BENCH:-180}" [bench-nvfp4]="${LOWP_T_BENCH:-180}"
+  [bench-pt]="${LOWP_T_BENCH:-180}")
 
 steps=()
 for s in ${STEPS:-all}; do
   case "$s" in
-    all) steps+=(build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4) ;;
+    all) steps+=(build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt) ;;
     tests) steps+=(gpu-tests cpu-tests) ;;
     sanitizers) steps+=(memcheck racecheck) ;;
-    build | gpu-tests | cpu-tests | memcheck | racecheck | bench | bench-nvfp4) steps+=("$s") ;;
-    *) echo "gpu-check: unknown step '$s' (build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4)" >&2
+    build | gpu-tests | cpu-tests | memcheck | racecheck | bench | bench-nvfp4 | bench-pt) steps+=("$s") ;;
+    *) echo "gpu-check: unknown step '$s' (build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt)" >&2
        exit 2 ;;
   esac
 done
@@ -435,6 +455,12 @@ fi
 if [[ "${LOWP_SHOW_BENCH:-1}" != "0" && -f "$OUTDIR/bench-nvfp4.log" ]]; then
   echo
   awk '/^== lowp_bench_nvfp4/ { on = 1 } on { print } on && /^KEY: / { exit }' "$OUTDIR/bench-nvfp4.log" | cut -c1-200
+fi
+
+if [[ "${LOWP_SHOW_BENCH:-1}" != "0" && -f "$OUTDIR/bench-pt.log" ]]; then
+  echo
+  awk '/^== lowp_bench_nvfp4_per_token/ { on = 1 } on { print } on && /^KEY: / { exit }' "$OUTDIR/bench-pt.log" \
+    | cut -c1-200
 fi
 
 {
