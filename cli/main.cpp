@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "lowp/lowp.h"
 #include "recipes.h"
+#include "report.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"lowp: FP8 / NVFP4 quantization for LLM training"};
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("report",
                          "Quantize synthetic LLM-like tensors (or a .safetensors file) with every recipe and "
                          "print the error of each");
-  report->footer(recipes);
+  report->footer(recipes + "\n" + lowp_cli::kMetricsHelp);
   report->add_option("--input", opt.input, "Quantize the F32/F16/BF16 tensors of this .safetensors file");
   report->add_flag("--json", opt.json, "Print the results as one JSON array on stdout");
   report->add_option("--backend", opt.backend, "auto (cuda when available), cpu or cuda")

@@ -5,8 +5,10 @@
 #include <stdexcept>
 
 namespace lowp_cli {
+namespace {
 
-ErrorStats error_stats(std::span<const float> x, std::span<const float> xhat) {
+template <typename T>
+ErrorStats error_stats_of(std::span<const T> x, std::span<const float> xhat) {
   if (x.size() != xhat.size()) throw std::logic_error("error_stats: size mismatch");
   double signal = 0, noise = 0, max_err = 0;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -28,6 +30,22 @@ ErrorStats error_stats(std::span<const float> x, std::span<const float> xhat) {
     s.rel_l2 = signal == 0 ? inf : std::sqrt(noise / signal);
   }
   return s;
+}
+
+}  // namespace
+
+ErrorStats error_stats(std::span<const float> x, std::span<const float> xhat) { return error_stats_of(x, xhat); }
+ErrorStats error_stats(std::span<const double> x, std::span<const float> xhat) { return error_stats_of(x, xhat); }
+
+double peak_to_rms(std::span<const float> x) {
+  double peak = 0, sum_sq = 0;
+  for (const float f : x) {
+    const double a = std::fabs(static_cast<double>(f));
+    if (!(a <= peak)) peak = a;  // NaN sticks
+    sum_sq += a * a;
+  }
+  if (sum_sq == 0) return 0.0;  // also the empty tensor
+  return peak / std::sqrt(sum_sq / static_cast<double>(x.size()));
 }
 
 double saturated_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, int64_t elements) {

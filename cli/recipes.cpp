@@ -1,9 +1,13 @@
+// Runs one recipe of the table (recipe_table.cpp) on one tensor through the C API and measures
+// both copies it makes.
 #include "recipes.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+
+#include "columnwise.h"
 
 namespace lowp_cli {
 namespace {
@@ -12,26 +16,8 @@ namespace {
 constexpr int64_t kHistoryLen = 16;
 // The "previous step" of the delayed-scaling demo is this tensor times 0.9.
 constexpr float kPrevStepFactor = 0.9f;
-
-const char* needs_k16(int64_t, int64_t cols) {
-  return cols % 16 == 0 ? nullptr : "NVFP4 needs cols % 16 == 0";
-}
-
-const Recipe kRecipes[] = {
-    {"fp8_e4m3_current", "FP8 E4M3, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E4M3,
-     LOWP_SCALING_CURRENT, true, nullptr, nullptr},
-    {"fp8_e4m3_delayed", "FP8 E4M3, delayed scaling from the previous step's amax (x*0.9)", LOWP_DTYPE_E4M3,
-     LOWP_SCALING_DELAYED, true, nullptr, nullptr},
-    {"fp8_e4m3_per_token", "FP8 E4M3, one scale per row (rowwise copy)", LOWP_DTYPE_E4M3,
-     LOWP_SCALING_PER_TOKEN, false, nullptr, nullptr},
-    {"fp8_e5m2_current", "FP8 E5M2, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E5M2,
-     LOWP_SCALING_CURRENT, true, nullptr, nullptr},
-    // Listed ahead of their kernels: reported as unsupported until the library builds them.
-    {"nvfp4_per_tensor", "NVFP4, per-tensor amax, 1D 16-element blocks (rowwise copy)", LOWP_DTYPE_E2M1,
-     LOWP_SCALING_NVFP4_PER_TENSOR, false, nullptr, needs_k16},
-    {"nvfp4_per_token", "NVFP4, per-row amax, 1D 16-element blocks (rowwise copy)", LOWP_DTYPE_E2M1,
-     LOWP_SCALING_NVFP4_PER_TOKEN, false, nullptr, needs_k16},
-};
+// Stochastic rounding's {seed, offset}: fixed, so a report is reproducible.
+constexpr uint64_t kSrState[2] = {0x5EED5EEDull, 0};
 
 // A failed lowp call; the message carries the call, the status name and lowp_get_last_error().
 struct LowpError : std::runtime_error {
@@ -133,9 +119,10 @@ std::vector<float> dequantize(const lowp_quantized_tensor& q, lowp_orientation w
   return out.download_all<float>();
 }
 
-// Per-tensor scaling shares one scale, so the columnwise copy must be exactly the transpose.
-void check_columnwise_is_transpose(const lowp_quantized_tensor& q, const std::vector<float>& row, Backend b) {
-  const std::vector<float> col = dequantize(q, LOWP_COLUMNWISE, b);
+// FP8 per-tensor scaling shares one scale, and NVFP4 2D blocks one scale per 16x16 tile, so
+// the columnwise copy must be exactly the transpose of the rowwise one.
+void check_columnwise_is_transpose(const lowp_quantized_tensor& q, const std::vector<float>& row,
+                                   const std::vector<float>& col) {
   for (int64_t r = 0; r < q.rows; ++r)
     for (int64_t c = 0; c < q.cols; ++c) {
       const float a = row[r * q.cols + c], t = col[c * q.rows + r];
@@ -146,9 +133,27 @@ void check_columnwise_is_transpose(const lowp_quantized_tensor& q, const std::ve
     }
 }
 
-}  // namespace
+// The RHT recipe again with the columnwise amax estimated (rowwise amax * factor). Overwrites
+// qb's outputs (the rowwise copy with the same bytes: estimation does not touch it).
+AmaxEstimate measure_estimate(QuantizedBuffers& qb, const lowp_quant_config& cfg, const PreparedInput& in,
+                              const std::vector<double>& col_ref, Backend b) {
+  float exact = 0, estimated = 0;
+  qb.amax[1].download(&exact, sizeof exact);
+  lowp_quant_config est = cfg;
+  est.amax_estimation = 1;
+  const lowp_tensor x = in.view();
+  check(lowp_quantize(&x, &qb.q, &est, nullptr), "lowp_quantize (amax estimation)");
+  synchronize(b);
+  qb.amax[1].download(&estimated, sizeof estimated);
+  AmaxEstimate e;
+  e.factor = est.amax_estimation_factor;
+  e.amax_ratio = static_cast<double>(estimated) / static_cast<double>(exact);
+  e.col_stats = error_stats(col_ref, dequantize(qb.q, LOWP_COLUMNWISE, b));
+  e.clipped_fraction = clipped_block_fraction(col_ref, in.host.rows, estimated);
+  return e;
+}
 
-std::span<const Recipe> recipe_table() { return kRecipes; }
+}  // namespace
 
 const char* status_name(RunStatus s) {
   switch (s) {
@@ -180,6 +185,12 @@ RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
     lowp_quant_config cfg;
     lowp_quant_config_default(&cfg);
     if (r.tune != nullptr) r.tune(cfg);
+    Buffer rng;
+    if (cfg.stochastic_rounding) {
+      rng = Buffer(b, sizeof kSrState);
+      rng.upload(kSrState, sizeof kSrState);
+      cfg.rng_state = static_cast<const uint64_t*>(rng.data());
+    }
     if (r.scaling == LOWP_SCALING_DELAYED) prepare_delayed(qb, r, in, b);
 
     const lowp_tensor x = in.view();
@@ -187,8 +198,17 @@ RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
     const std::vector<float> xhat = dequantize(qb.q, LOWP_ROWWISE, b);
     run.stats = error_stats(in.values, xhat);
     run.saturated_pct = saturated_percent(qb.data[0].download_all<uint8_t>(), r.dtype, in.host.numel());
-    const bool per_tensor = r.scaling == LOWP_SCALING_CURRENT || r.scaling == LOWP_SCALING_DELAYED;
-    if (r.columnwise && per_tensor) check_columnwise_is_transpose(qb.q, xhat, b);
+    if (!r.columnwise) return run;
+
+    const bool rht = cfg.rht != 0;
+    const std::vector<double> col_ref =
+        columnwise_reference(in.values, in.host.rows, in.host.cols, rht, cfg.rht_sign_mask);
+    const std::vector<float> col = dequantize(qb.q, LOWP_COLUMNWISE, b);
+    run.col_stats = error_stats(col_ref, col);
+    run.col_domain = rht ? "rht16" : "transpose";
+    const bool fp8_per_tensor = r.scaling == LOWP_SCALING_CURRENT || r.scaling == LOWP_SCALING_DELAYED;
+    if (fp8_per_tensor || cfg.block_2d) check_columnwise_is_transpose(qb.q, xhat, col);
+    if (r.scaling == LOWP_SCALING_NVFP4_PER_TENSOR && rht) run.estimate = measure_estimate(qb, cfg, in, col_ref, b);
   } catch (const LowpError& e) {
     run.status = e.status == LOWP_ERROR_UNSUPPORTED ? RunStatus::kUnsupported : RunStatus::kError;
     run.message = e.what();

@@ -1,6 +1,7 @@
 // The recipe table: each quantization recipe the report runs is one entry of kRecipes, driven
 // only through the C API. Adding a recipe = adding an entry.
 #pragma once
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,13 +19,16 @@ struct Recipe {
   lowp_dtype dtype;
   lowp_scaling scaling;
   // Also produce the columnwise copy in the same call, as training does (dgrad/wgrad need it);
-  // the time includes it, the metrics are the rowwise copy's.
+  // the time includes it, and it is measured against the exact transform it approximates.
   bool columnwise;
   void (*tune)(lowp_quant_config& cfg);                   // recipe knobs over the defaults; may be null
   const char* (*shape_rule)(int64_t rows, int64_t cols);  // why a shape is skipped; may be null
+  // A per-token recipe: the per-tensor recipe of the same role it is compared with; else null.
+  const char* baseline;
 };
 
 std::span<const Recipe> recipe_table();
+const Recipe* find_recipe(const std::string& name);  // null when no entry has that name
 
 // One tensor, resident where the backend computes, plus its exact fp32 values for the metrics.
 struct PreparedInput {
@@ -38,12 +42,25 @@ struct PreparedInput {
 enum class RunStatus { kOk, kUnsupported, kSkipped, kError };
 const char* status_name(RunStatus s);
 
+// NVFP4 per-tensor with RHT: the same call again with cfg.amax_estimation = 1, so the columnwise
+// amax is rowwise amax * factor instead of the exact post-RHT amax (one pass over x fewer).
+struct AmaxEstimate {
+  double factor = 0;            // cfg.amax_estimation_factor
+  double amax_ratio = 0;        // estimated / exact columnwise amax; below 1 some blocks clip
+  ErrorStats col_stats;         // the columnwise copy made with the estimate, same reference
+  double clipped_fraction = 0;  // of columnwise blocks, see clipped_block_fraction()
+};
+
 struct RecipeRun {
   RunStatus status = RunStatus::kOk;
   std::string message;  // unsupported / skipped / error: why
   ErrorStats stats;     // rowwise copy vs the input
   double saturated_pct = 0;
   double time_ms = 0;  // lowp_quantize wall clock incl. its amax pass (CUDA: median of 5 after a warm-up)
+  // Recipes with a columnwise copy: it vs columnwise_reference() in col_domain.
+  std::optional<ErrorStats> col_stats;
+  const char* col_domain = nullptr;  // "transpose" (x^T) or "rht16" (RHT16 * 0.25 of x^T's 16-blocks)
+  std::optional<AmaxEstimate> estimate;
 };
 
 // Never throws for library or CUDA errors: they come back as kUnsupported / kError.

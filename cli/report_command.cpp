@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "device_buffers.h"
+#include "metrics.h"
 #include "recipes.h"
 #include "report.h"
 #include "safetensors.h"
@@ -112,8 +113,9 @@ void print_results(const ReportOptions& opt, Backend backend, size_t tensors,
                     : opt.input)
             << "\n\n";
   print_table(std::cout, records);
-  std::cout << "\nmetrics: rowwise copy vs the input; ms: lowp_quantize wall clock incl. its amax pass"
-            << (backend == Backend::kCuda ? " (median of 5 after a warm-up)" : "") << "\n";
+  print_nvfp4_summaries(std::cout, records);
+  std::cout << '\n' << kMetricsHelp
+            << (backend == Backend::kCuda ? "  ms on CUDA: median of 5 after a warm-up.\n" : "");
 }
 
 }  // namespace
@@ -142,7 +144,7 @@ int run_report(const ReportOptions& opt) {
     {
       Progress progress(steps, !opt.quiet);
       for (const TensorSource& s : sources) {
-        Record base{s.name, s.source, s.rows, s.cols, s.shape, s.dtype, "", backend_name(backend), {}};
+        Record base{s.name, s.source, s.rows, s.cols, s.shape, s.dtype, "", backend_name(backend), 0.0, {}};
         if (!s.skip_reason.empty()) {
           base.run.status = RunStatus::kSkipped;
           base.run.message = s.skip_reason;
@@ -151,6 +153,7 @@ int run_report(const ReportOptions& opt) {
         }
         const HostTensor host = s.load();
         const PreparedInput input(host, backend);
+        base.peak_to_rms = peak_to_rms(input.values);
         for (const Recipe& r : recipes) {
           progress.step(s, r);
           Record rec = base;

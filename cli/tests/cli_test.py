@@ -12,6 +12,10 @@ import sys
 import tempfile
 
 FP8_RECIPES = {"fp8_e4m3_current", "fp8_e4m3_delayed", "fp8_e4m3_per_token", "fp8_e5m2_current"}
+# NVFP4 per-tensor (SPEC §8 role defaults) and per-token, each with its columnwise copy.
+NVFP4_RHT_PER_TENSOR = {"nvfp4_input": 2.0, "nvfp4_grad": 1.0}  # -> amax estimation factor
+NVFP4_PER_TOKEN = {"nvfp4_token_input": "nvfp4_input", "nvfp4_token_grad": "nvfp4_grad"}  # -> baseline
+NVFP4_RECIPES = set(NVFP4_RHT_PER_TENSOR) | {"nvfp4_weight"} | set(NVFP4_PER_TOKEN)
 
 
 def run(lowp, *args):
@@ -59,6 +63,76 @@ def case_report_json(lowp):
     assert strip(records) == strip(again), "report is not deterministic for a fixed seed"
     other = report_json(lowp, "--quick", "--seed", "7")
     assert strip(records) != strip(other), "--seed has no effect"
+
+
+def finite(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def case_nvfp4_report(lowp):
+    records = report_json(lowp, "--quick")
+    recipes = [r for r in records if r["recipe"] in NVFP4_RECIPES]
+    assert {r["recipe"] for r in recipes} == NVFP4_RECIPES, sorted({r["recipe"] for r in records})
+    assert all(r["status"] == "ok" for r in recipes), [r for r in recipes if r["status"] != "ok"][:1]
+    by = {(r["tensor"], r["rows"], r["cols"], r["recipe"]): r for r in records}
+    for r in records:
+        name = f"{r['tensor']} {r['rows']}x{r['cols']} x {r['recipe']}"
+        # Every record of a quantized tensor carries the tensor's crest factor and the rule's verdict.
+        assert finite(r["peak_to_rms"]) and r["peak_to_rms"] > 1, name
+        assert r["outlier_heavy"] == (r["peak_to_rms"] > 10), name
+        rht = r["recipe"] in NVFP4_RHT_PER_TENSOR or r["recipe"] in NVFP4_PER_TOKEN
+        if r["recipe"] == "fp8_e4m3_per_token":  # rowwise copy only
+            assert "col_snr_db" not in r, name
+            continue
+        assert r["col_domain"] == ("rht16" if rht else "transpose"), name
+        for key in ("col_snr_db", "col_rel_l2", "col_max_abs_err"):
+            assert finite(r[key]), f"{name}: {key} = {r.get(key)}"
+        assert r["col_snr_db"] > 10, name
+        if r["col_domain"] == "transpose" and r["recipe"] != "fp8_e4m3_per_token":
+            # FP8 per-tensor and NVFP4 2D blocks: the columnwise copy is the exact transpose
+            # (the same errors, summed in another order).
+            assert abs(r["col_snr_db"] - r["snr_db"]) < 1e-9, name
+        if r["recipe"] in NVFP4_RHT_PER_TENSOR:
+            assert r["est_factor"] == NVFP4_RHT_PER_TENSOR[r["recipe"]], name
+            for key in ("est_amax_ratio", "est_col_snr_db", "est_clip_fraction"):
+                assert finite(r[key]), f"{name}: {key} = {r.get(key)}"
+            assert r["est_amax_ratio"] > 0 and r["est_col_snr_db"] > 10, name
+            clip = r["est_clip_fraction"]
+            assert 0 <= clip <= 1, name
+            # A block clips when its exact post-RHT amax exceeds the estimate, so none can while
+            # the estimate is clearly above the exact amax.
+            if r["est_amax_ratio"] > 1.01:
+                assert clip == 0, name
+            if clip > 0:
+                assert r["est_amax_ratio"] < 1, name
+        else:
+            assert not any(k.startswith("est_") for k in r), name
+        if r["recipe"] in NVFP4_PER_TOKEN:
+            d = r["per_token_minus_per_tensor"]
+            base = by[(r["tensor"], r["rows"], r["cols"], NVFP4_PER_TOKEN[r["recipe"]])]
+            assert d["baseline"] == base["recipe"], name
+            assert abs(d["snr_db"] - (r["snr_db"] - base["snr_db"])) < 1e-9, name
+            assert abs(d["col_snr_db"] - (r["col_snr_db"] - base["col_snr_db"])) < 1e-9, name
+        else:
+            assert "per_token_minus_per_tensor" not in r, name
+    # The gradient's factor 1.0 leaves some Gaussian blocks above the estimate (seed 1234).
+    assert any(r.get("est_clip_fraction", 0) > 0 for r in records if r["recipe"] == "nvfp4_grad")
+    heavy = {(r["tensor"], r["rows"], r["cols"]) for r in records if r["outlier_heavy"]}
+    for rows, cols in ((128, 512), (512, 128)):
+        assert ("outlier_cols", rows, cols) in heavy and ("gaussian", rows, cols) not in heavy, heavy
+        # Per-token makes every row's largest value exact; with 4 channels 100x the rest they
+        # carry most of the energy, so the rowwise copy gains (round to nearest: no SR noise).
+        tok = by[("outlier_cols", rows, cols, "nvfp4_token_input")]
+        assert tok["per_token_minus_per_tensor"]["snr_db"] > 0.25, tok
+    # The text report's NVFP4 sections.
+    p = run(lowp, "report", "--quick", "--backend", "cpu", "--quiet")
+    assert p.returncode == 0, p.stderr
+    est, _, tok = p.stdout.partition("NVFP4 per-token minus per-tensor SNR on outlier-heavy tensors")
+    assert "NVFP4 amax estimation on the RHT columnwise copy" in est and "clip %" in est, p.stdout
+    tok_table = tok.split("Metrics:")[0]
+    assert "outlier_cols" in tok_table and "nvfp4_token_input" in tok_table and "gaussian" not in tok_table, tok
+    h = run(lowp, "report", "--help")
+    assert "nvfp4_token_grad" in h.stdout and "clip %" in h.stdout and "max|x|/rms(x) > 10" in h.stdout, h.stdout
 
 
 def write_safetensors(path, tensors, metadata=None, header_pad=0):
@@ -161,6 +235,7 @@ def main():
         sys.exit(__doc__)
     case, lowp = sys.argv[1], sys.argv[2]
     {"report_json": case_report_json,
+     "nvfp4_report": case_nvfp4_report,
      "safetensors_roundtrip": case_safetensors_roundtrip,
      "safetensors_malformed": case_safetensors_malformed}[case](lowp)
     print(f"{case}: ok")

@@ -1,0 +1,60 @@
+// The recipes `lowp report` runs (recipes.h). NVFP4 per-tensor entries take the SPEC §8 role
+// defaults from lowp_quant_config_nvfp4; per-token entries name the per-tensor recipe of the
+// same role they are compared with.
+#include "recipes.h"
+
+namespace lowp_cli {
+namespace {
+
+const char* needs_k16(int64_t, int64_t cols) {
+  return cols % 16 == 0 ? nullptr : "NVFP4 needs cols % 16 == 0";
+}
+
+// Every NVFP4 entry makes the columnwise copy, whose 16-element blocks run along the rows of x.
+const char* needs_16x16(int64_t rows, int64_t cols) {
+  if (const char* why = needs_k16(rows, cols)) return why;
+  return rows % 16 == 0 ? nullptr : "NVFP4 with a columnwise copy needs rows % 16 == 0";
+}
+
+void input_role(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_INPUT, &c); }
+void weight_role(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_WEIGHT, &c); }
+void gradient_role(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_GRADIENT, &c); }
+// Per-token: the same RHT (and SR) choices; the amax estimation knobs are per-tensor only.
+void token_input(lowp_quant_config& c) { c.rht = 1; }
+void token_gradient(lowp_quant_config& c) {
+  c.rht = 1;
+  c.stochastic_rounding = 1;
+}
+
+const Recipe kRecipes[] = {
+    {"fp8_e4m3_current", "FP8 E4M3, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E4M3,
+     LOWP_SCALING_CURRENT, true, nullptr, nullptr, nullptr},
+    {"fp8_e4m3_delayed", "FP8 E4M3, delayed scaling from the previous step's amax (x*0.9)", LOWP_DTYPE_E4M3,
+     LOWP_SCALING_DELAYED, true, nullptr, nullptr, nullptr},
+    {"fp8_e4m3_per_token", "FP8 E4M3, one scale per row (rowwise copy)", LOWP_DTYPE_E4M3,
+     LOWP_SCALING_PER_TOKEN, false, nullptr, nullptr, nullptr},
+    {"fp8_e5m2_current", "FP8 E5M2, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E5M2,
+     LOWP_SCALING_CURRENT, true, nullptr, nullptr, nullptr},
+    {"nvfp4_input", "NVFP4 per-tensor, input defaults: 1D blocks, RHT on the columnwise copy", LOWP_DTYPE_E2M1,
+     LOWP_SCALING_NVFP4_PER_TENSOR, true, input_role, needs_16x16, nullptr},
+    {"nvfp4_weight", "NVFP4 per-tensor, weight defaults: 16x16 block scales (columnwise = transpose)",
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, weight_role, needs_16x16, nullptr},
+    {"nvfp4_grad", "NVFP4 per-tensor, gradient defaults: 1D blocks, RHT on the columnwise copy, stochastic rounding",
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, gradient_role, needs_16x16, nullptr},
+    {"nvfp4_token_input", "NVFP4 per-token (one amax per row of each copy), RHT on the columnwise copy",
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, true, token_input, needs_16x16, "nvfp4_input"},
+    {"nvfp4_token_grad", "NVFP4 per-token, RHT on the columnwise copy, stochastic rounding", LOWP_DTYPE_E2M1,
+     LOWP_SCALING_NVFP4_PER_TOKEN, true, token_gradient, needs_16x16, "nvfp4_grad"},
+};
+
+}  // namespace
+
+std::span<const Recipe> recipe_table() { return kRecipes; }
+
+const Recipe* find_recipe(const std::string& name) {
+  for (const Recipe& r : kRecipes)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+}  // namespace lowp_cli
