@@ -1,0 +1,217 @@
+// Shared helpers of the NVFP4 per-token GPU tests (nvfp4_per_token_gpu_test.cpp: single tensor;
+// nvfp4_per_token_grouped_gpu_test.cpp: grouped): the six output buffers of a per-token call on
+// the host and on the device, adversarial per-token values, and a tally that compares buffers
+// byte for byte and reports the first mismatches in full.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/compare.h"
+#include "common/fuzz_values.h"
+#include "device_buffer.h"
+
+namespace lowp_test {
+
+constexpr uint64_t kPtRngState[2] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull};
+
+// The output buffers of a per-token call (single tensor or grouped), in this order.
+enum Buf { kRowCodes, kColCodes, kRowScales, kColScales, kRowAmax, kColAmax, kNumBufs };
+inline const char* buf_name(int b) {
+  static const char* names[kNumBufs] = {"rowwise codes",     "columnwise codes", "rowwise scales",
+                                        "columnwise scales", "rowwise amax",     "columnwise amax"};
+  return names[b];
+}
+inline size_t buf_elem(int b) { return b == kRowAmax || b == kColAmax ? 4 : 1; }
+
+// Host copies of every output buffer (amaxes as raw bytes) and the call's result.
+struct Outputs {
+  std::array<std::vector<uint8_t>, kNumBufs> b;
+  lowp_status status = LOWP_SUCCESS;
+  std::string error;
+};
+
+// Every buffer at its size from `s` (index 0 rowwise, 1 columnwise), filled with kPoison.
+inline Outputs poisoned(const lowp_quantized_sizes& s) {
+  Outputs o;
+  const size_t bytes[kNumBufs] = {s.data_bytes[0],      s.data_bytes[1], s.scale_inv_bytes[0],
+                                  s.scale_inv_bytes[1], s.amax_bytes[0], s.amax_bytes[1]};
+  for (int i = 0; i < kNumBufs; ++i) o.b[i].assign(bytes[i], kPoison);
+  return o;
+}
+
+inline lowp_quantized_sizes pt_sizes(int64_t rows, int64_t cols) {
+  lowp_quantized_sizes s{};
+  EXPECT_EQ(lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, rows, cols, &s), LOWP_SUCCESS)
+      << lowp_get_last_error();
+  return s;
+}
+
+inline void put_floats(std::vector<uint8_t>& dst, const std::vector<float>& v) {
+  dst.resize(v.size() * 4);
+  if (!v.empty()) std::memcpy(dst.data(), v.data(), dst.size());
+}
+
+// A non-NULL host pointer for a buffer that may be empty (R = 0 groups, absent columnwise copy).
+inline void* host_ptr(std::vector<uint8_t>& v) {
+  alignas(16) static uint8_t dummy[16];
+  return v.empty() ? static_cast<void*>(dummy) : v.data();
+}
+inline std::array<void*, kNumBufs> host_ptrs(Outputs& o) {
+  std::array<void*, kNumBufs> p;
+  for (int i = 0; i < kNumBufs; ++i) p[i] = host_ptr(o.b[i]);
+  return p;
+}
+
+// The device copies of every output buffer, uploaded from `init` (poison, or given amaxes).
+struct DeviceOutputs {
+  std::array<std::unique_ptr<DeviceBuffer>, kNumBufs> d;
+  explicit DeviceOutputs(const Outputs& init) {
+    for (int i = 0; i < kNumBufs; ++i) {
+      d[i] = std::make_unique<DeviceBuffer>(init.b[i].size());
+      if (!init.b[i].empty()) d[i]->upload(init.b[i].data());
+    }
+  }
+  std::array<void*, kNumBufs> ptrs() const {
+    std::array<void*, kNumBufs> p;
+    for (int i = 0; i < kNumBufs; ++i) p[i] = d[i]->get();
+    return p;
+  }
+  float* f32(int i) const { return d[i]->f32(); }
+  Outputs download() const {
+    Outputs o;
+    for (int i = 0; i < kNumBufs; ++i) o.b[i] = d[i]->download();
+    return o;
+  }
+};
+
+// A per-token quantized tensor over the six buffers, producing the requested parts. The parts
+// not requested still point at their (poisoned) buffers: the call must leave them alone.
+inline lowp_quantized_tensor pt_qtensor(int64_t rows, int64_t cols, lowp_scale_layout layout, bool row, bool col,
+                                        const std::array<void*, kNumBufs>& p) {
+  lowp_quantized_tensor q{};
+  q.dtype = LOWP_DTYPE_E2M1;
+  q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
+  q.scale_layout = layout;
+  q.rows = rows;
+  q.cols = cols;
+  q.rowwise = {row ? p[kRowCodes] : nullptr, p[kRowScales], static_cast<float*>(p[kRowAmax])};
+  q.columnwise = {col ? p[kColCodes] : nullptr, p[kColScales], static_cast<float*>(p[kColAmax])};
+  return q;
+}
+
+inline lowp_quant_config pt_config(bool rht, uint32_t mask, bool sr, const uint64_t* rng, bool amax_given) {
+  lowp_quant_config cfg;
+  lowp_quant_config_default(&cfg);
+  cfg.rht = rht;
+  cfg.rht_sign_mask = mask;
+  cfg.stochastic_rounding = sr;
+  cfg.rng_state = sr ? rng : nullptr;
+  cfg.amax_given = amax_given;
+  return cfg;
+}
+
+// The result of an enqueued device call: waits, downloads every buffer, records the status.
+inline Outputs device_result(lowp_status st, const DeviceOutputs& out) {
+  const std::string err = lowp_get_last_error();
+  const cudaError_t e = cudaDeviceSynchronize();
+  Outputs o = out.download();
+  o.status = e == cudaSuccess ? st : LOWP_ERROR_CUDA;
+  o.error = e == cudaSuccess ? err : cudaGetErrorString(e);
+  return o;
+}
+
+// Counts cases and mismatching buffers (a failed call counts as one); reports the first
+// kMaxReports failures in full (each with its case), then only counts, so a broken kernel does not
+// flood the log. The destructor prints "N cases, M mismatching buffers" and expects M == 0.
+class Tally {
+ public:
+  static constexpr int kMaxReports = 20;
+  explicit Tally(std::string name) : name_(std::move(name)) {}
+  void case_run() { ++cases_; }
+  void fail(const std::string& msg) {
+    if (++bad_ <= kMaxReports) ADD_FAILURE() << msg;
+  }
+  void check(const ::testing::AssertionResult& r, const std::string& what) {
+    if (!r) fail(what + ": " + r.message());
+  }
+  // Both calls succeeded and every buffer of got equals want's, byte for byte.
+  void compare(const std::string& what, const Outputs& got, const Outputs& want, const char* got_name = "CUDA",
+               const char* want_name = "CPU") {
+    if (got.status != LOWP_SUCCESS || want.status != LOWP_SUCCESS) {
+      fail(what + ": " + got_name + " " + lowp_status_name(got.status) + " (" + got.error + "), " + want_name + " " +
+           lowp_status_name(want.status) + " (" + want.error + ")");
+      return;
+    }
+    for (int i = 0; i < kNumBufs; ++i) {
+      const size_t e = buf_elem(i);
+      check(bytes_equal(got.b[i], want.b[i], 1, static_cast<int64_t>(want.b[i].size() / e), buf_name(i), e), what);
+    }
+  }
+  ~Tally() {
+    std::printf("[%s] %d cases, %d mismatching buffers\n", name_.c_str(), cases_, bad_);
+    EXPECT_EQ(bad_, 0) << name_ << ": " << bad_ << " mismatching buffers in " << cases_ << " cases (first "
+                       << kMaxReports << " reported above)";
+  }
+
+ private:
+  std::string name_;
+  int cases_ = 0, bad_ = 0;
+};
+
+// Value sets for per-token tests. Every set then gets all-zero rows (alternately -0) and all-zero
+// columns, so rows and columns with amax 0 occur in both orientations.
+enum class PtValues { kMixed, kOutlierPerRow, kTies, kSpecials, kDenormals, kHugeRange, kTiny, kCount };
+inline const char* values_name(PtValues v) {
+  static const char* names[] = {"mixed", "outlier_per_row", "ties", "specials", "denormals", "huge_range", "tiny"};
+  return names[static_cast<int>(v)];
+}
+
+inline std::vector<uint8_t> pt_values(lowp_dtype t, int64_t rows, int64_t cols, PtValues v, uint64_t seed) {
+  const size_t es = dtype_size(t), n = static_cast<size_t>(rows * cols);
+  std::vector<uint8_t> x;
+  Rng rng(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(v));
+  auto from_floats = [&](float scale, bool ties) {
+    std::vector<float> f(n);
+    for (float& e : f)
+      e = ties ? (static_cast<float>(rng.below(65)) - 32.0f) * 0.25f : static_cast<float>(rng.gaussian()) * scale;
+    return encode(f, t);
+  };
+  switch (v) {
+    case PtValues::kMixed: x = fuzz_tensor(t, rows, cols, Fill::kMixed, seed); break;
+    case PtValues::kTies: x = from_floats(1.0f, true); break;
+    case PtValues::kSpecials: x = fuzz_tensor(t, rows, cols, Fill::kSpecials, seed); break;
+    case PtValues::kDenormals: x = fuzz_tensor(t, rows, cols, Fill::kDenormals, seed); break;
+    case PtValues::kHugeRange: x = fuzz_tensor(t, rows, cols, Fill::kHugeRange, seed); break;
+    // Near the 1e-12 floor of the per-token S_enc (fp16: near its subnormals).
+    case PtValues::kTiny: x = from_floats(t == LOWP_DTYPE_FLOAT16 ? 1e-6f : 1e-13f, false); break;
+    default: {  // kOutlierPerRow: the row's other blocks are negligible next to it (scale 0)
+      x = from_floats(1.0f, false);
+      const float huge = t == LOWP_DTYPE_FLOAT16 ? 60000.0f : 1e30f;
+      for (int64_t r = 0; r < rows; ++r) {
+        const auto o = encode({(r & 1) ? -huge : huge}, t);
+        std::memcpy(
+            &x[static_cast<size_t>(r * cols + static_cast<int64_t>(rng.below(static_cast<uint32_t>(cols)))) * es],
+            o.data(), es);
+      }
+    }
+  }
+  auto zero = [&](int64_t r, int64_t c, bool negative) {
+    uint8_t* p = &x[static_cast<size_t>(r * cols + c) * es];
+    std::memset(p, 0, es);
+    if (negative) p[es - 1] = 0x80;  // little-endian: the sign bit is the top bit of the last byte
+  };
+  const int64_t zr = static_cast<int64_t>(seed % 9), zc = static_cast<int64_t>(seed % 11);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      if (r % 9 == zr || c % 11 == zc) zero(r, c, (r % 9 == zr) && (r & 1));
+  return x;
+}
+
+}  // namespace lowp_test
