@@ -434,7 +434,8 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * CUDA: one prep, one K1 and one K2 launch for any N when x is 16-byte aligned, the codes 8-byte
  * and the scale arrays 4-byte aligned (any cudaMalloc'd buffers are). Other alignments give the
  * same bytes member by member with host member_rows, and LOWP_ERROR_UNSUPPORTED (nothing
- * written) with device member_rows.
+ * written) with device member_rows. lowp_nvfp4_grouped_amax likewise needs x aligned and
+ * K * (element size) % 16 == 0 for its one-launch path.
  *
  * Output layout (all arrays of one part back to back, member after member; C = roundup(K/16, 4)):
  * - rowwise codes: R x K/2 bytes, member t at byte R_t*K/2 (the whole tensor's rowwise codes).

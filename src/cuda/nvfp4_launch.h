@@ -23,6 +23,12 @@ lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, co
 // kernel when x is 16-byte aligned, else the FP8 per-token amax pass and a per-block RHT kernel
 // (single matrix only).
 lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const MemberMap& g = {});
+
+// K1's tile path reads whole 16-byte row vectors: x aligned and every row starting aligned (K1
+// alone takes any K; the encode's K % 16 == 0 always qualifies).
+inline bool token_amax_tile_path_ok(const void* x, int64_t cols, lowp_dtype in) {
+  return aligned16(x) && (cols * dtype_bytes(in)) % 16 == 0;
+}
 lowp_status token_rht_amax_blocks(const TileArgs& a, lowp_dtype in, cudaStream_t st);
 
 // Per-tensor exact post-RHT amax of the columnwise copy into *out (zeroed first).

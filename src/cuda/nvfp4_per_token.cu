@@ -57,8 +57,8 @@ bool group_tile_path_ok(const nvfp4::TileArgs& t, lowp_dtype in) { return nvfp4:
 lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
   if (!g.rows_on_device) return LOWP_SUCCESS;
   return fail(LOWP_ERROR_UNSUPPORTED,
-              "NVFP4 grouped per-token on CUDA with member_rows in device memory needs x 16-byte aligned and the "
-              "output codes 8-byte and scales 4-byte aligned; pass member_rows in host memory for other alignments");
+              "NVFP4 grouped per-token on CUDA with member_rows in device memory needs the one-launch path's "
+              "alignment (lowp.h, lowp_nvfp4_grouped_quantize); pass member_rows in host memory for other alignments");
 }
 
 // K1 of a group: the amax arrays zeroed (a bad layout: untouched), then one tile launch.
@@ -98,7 +98,7 @@ lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
 
 lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
   const cudaStream_t st = as_stream(stream);
-  if (!aligned16(a.t.x.data)) {
+  if (!nvfp4::token_amax_tile_path_ok(a.t.x.data, a.t.x.cols, a.t.x.dtype)) {
     LOWP_TRY(member_by_member_only(a.group));
     LOWP_TRY(zero(a.t.col_amax, a.group.n * a.t.x.cols, st));  // empty members' amaxes are 0
     lowp_status s = LOWP_SUCCESS;

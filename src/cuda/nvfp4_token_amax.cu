@@ -94,8 +94,8 @@ lowp_status launch(const TileArgs& a, bool rht, const MemberMap& g, cudaStream_t
 }  // namespace
 
 lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const MemberMap& g) {
-  if (aligned16(a.x)) return with_input_type(in, [&](auto t) { return launch<decltype(t)>(a, rht, g, st); });
-  if (g.n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped per-token amax: the tile path needs an aligned x");
+  if (token_amax_tile_path_ok(a.x, a.cols, in)) return with_input_type(in, [&](auto t) { return launch<decltype(t)>(a, rht, g, st); });
+  if (g.n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped per-token amax: the tile path needs x and its rows 16-byte aligned");
   const DenseView x{a.x, in, a.rows, a.cols};
   float* plain_col = rht ? nullptr : a.col_amax;
   if (a.row_amax != nullptr || plain_col != nullptr) LOWP_TRY(amax_per_token(x, a.row_amax, plain_col, st));
