@@ -166,12 +166,15 @@ struct Nvfp4Tile {
     cl = threadIdx.x % G::kColLanes;
     r0 = tr * kTile + rg * kBlock;
     c0 = tc * kTile + cl * V;
-    const auto* x = static_cast<const typename T::Raw*>(a.x);
 #pragma unroll
-    for (int j = 0; j < kBlock; ++j) {
-      const bool in = c0 < a.cols && r0 + j < a.rows;
-      raw[j] = in ? __ldg(reinterpret_cast<const uint4*>(x + (r0 + j) * a.cols + c0)) : make_uint4(0, 0, 0, 0);
-    }
+    for (int j = 0; j < kBlock; ++j) raw[j] = load_row(a, j);
+  }
+
+  // This thread's vector of row r0 + j (zeros outside the matrix).
+  __device__ uint4 load_row(const TileArgs& a, int j) const {
+    const auto* x = static_cast<const typename T::Raw*>(a.x);
+    const bool in = c0 < a.cols && r0 + j < a.rows;
+    return in ? __ldg(reinterpret_cast<const uint4*>(x + (r0 + j) * a.cols + c0)) : make_uint4(0, 0, 0, 0);
   }
 
   // amax bits of this thread's 16 x V elements.
@@ -222,11 +225,15 @@ struct Nvfp4Tile {
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
     uint4 own{};  // SR bits this lane drew for its row of the current group
-#pragma unroll
-    for (int j = 0; j < kBlock; ++j) {  // unrolled: raw[] stays in registers
+    // A rolled loop over rows read again (L1 hits: the constructor loaded them; call after the
+    // columnwise pass, when raw[] is dead): unrolled, the kernel outgrows the instruction cache.
+    uint4 cur = load_row(a, 0);
+#pragma unroll 1
+    for (int j = 0; j < kBlock; ++j) {
+      const uint4 next = load_row(a, min(j + 1, kBlock - 1));
       const int64_t r = r0 + j;
       if constexpr (kPerToken) o = sm.outer[0][rg * kBlock + j];
-      const uint32_t b = a.block_2d ? tile16 : block_lanes_max(widen_folded<T>(fold_raw<T>(0u, raw[j])));
+      const uint32_t b = a.block_2d ? tile16 : block_lanes_max(widen_folded<T>(fold_raw<T>(0u, cur)));
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
       const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
       uint4 rnd{};
@@ -240,7 +247,7 @@ struct Nvfp4Tile {
         rnd = make_uint4(__shfl_sync(0xFFFFFFFFu, own.x, src), __shfl_sync(0xFFFFFFFFu, own.y, src),
                          __shfl_sync(0xFFFFFFFFu, own.z, src), __shfl_sync(0xFFFFFFFFu, own.w, src));
       }
-      uint32_t packed = encode_values<kSr, V>(m, rnd, lane_in_block * V, [&](int e) { return element<T>(raw[j], e); });
+      uint32_t packed = encode_values<kSr, V>(m, rnd, lane_in_block * V, [&](int e) { return element<T>(cur, e); });
       if (kPerToken && m == 0.0f) packed = 0;
       if (r < a.rows && c0 < a.cols) {
         uint8_t* dst = a.row_codes + r * (a.cols / 2) + c0 / 2;
@@ -248,6 +255,7 @@ struct Nvfp4Tile {
         else *reinterpret_cast<uint16_t*>(dst) = static_cast<uint16_t>(packed);
       }
       if (lane_in_block == 0) sm.row_scales[rg * kBlock + j][cl / G::kLanesPerBlock] = static_cast<uint8_t>(s);
+      cur = next;
     }
   }
 
