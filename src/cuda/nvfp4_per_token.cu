@@ -1,7 +1,8 @@
 // CUDA NVFP4 per-token recipe (SPEC §5): K1 (outer amaxes, one read of x), K2 (the encode of
-// both orientations, one read), the composite, and their grouped forms: one prep launch, one K1
-// launch and one K2 launch for any number of members. Groups whose pointers do not allow the
-// tile path take a member-by-member walk when member_rows is on the host.
+// both orientations, one read), the composite, and their grouped forms: a prep launch (the
+// member map, checked on the device), the amax zeroing, then one K1 and one K2 launch over all
+// members, whatever their number. Groups whose pointers do not allow the tile path take a
+// member-by-member walk when member_rows is on the host.
 #include "common/backends.h"
 #include "common/nvfp4_members.h"
 #include "nvfp4_group_prep.h"
@@ -43,11 +44,16 @@ lowp_status single_quantize(const Nvfp4PerTokenArgs& a, uint64_t sr_base, cudaSt
   return nvfp4::encode(t, recipe(a), st);
 }
 
-lowp_status single_amax_call(const Nvfp4PerTokenAmaxArgs& a, cudaStream_t st) {
+// K1 alone: no codes, the caller's amax arrays.
+nvfp4::TileArgs amax_args(const Nvfp4PerTokenAmaxArgs& a) {
   nvfp4::TileArgs k = nvfp4::tile_args(a.x, {}, {}, LOWP_SCALE_LAYOUT_COMPACT, a.rht_sign_mask, nullptr);
   k.row_amax = a.row_amax;
   k.col_amax = a.col_amax;
-  return single_amax(k, a.x.dtype, a.rht, st);
+  return k;
+}
+
+lowp_status single_amax_call(const Nvfp4PerTokenAmaxArgs& a, cudaStream_t st) {
+  return single_amax(amax_args(a), a.x.dtype, a.rht, st);
 }
 
 // A group goes through the tile kernels in one launch each when every pointer allows them (each
@@ -107,12 +113,9 @@ lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
     });
     return s;
   }
-  nvfp4::TileArgs k = nvfp4::tile_args(a.t.x, {}, {}, LOWP_SCALE_LAYOUT_COMPACT, a.t.rht_sign_mask, nullptr);
-  k.row_amax = a.t.row_amax;
-  k.col_amax = a.t.col_amax;
   nvfp4::MemberMap g;
   LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.rht && a.t.col_amax != nullptr, st, &g));
-  return group_amax(k, a.t.x.dtype, a.t.rht, g, st);
+  return group_amax(amax_args(a.t), a.t.x.dtype, a.t.rht, g, st);
 }
 
 }  // namespace lowp::cuda
