@@ -179,6 +179,17 @@ inline size_t init_device(RunInfo* run) {
   return static_cast<size_t>(prop.l2CacheSize > 0 ? prop.l2CacheSize : 50 << 20);
 }
 
+// The start of every bench's main after its options are parsed: the "print what was measured"
+// routine for fatal errors and crashes, the run options, the device. Returns the L2 size in bytes.
+inline size_t start_run(void (*dump)(), RunInfo* run, int reps, int batch, const std::string& json) {
+  g_dump = dump;
+  install_crash_handler();
+  run->reps = reps;
+  run->batch = batch;
+  run->json_path = json;
+  return init_device(run);
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON helpers.
 

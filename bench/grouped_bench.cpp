@@ -742,13 +742,7 @@ std::string spot_check(const Options& o, const Arenas& A, const DeviceLayout& L,
 int main(int argc, char** argv) {
   g_prog = "lowp_bench_grouped";
   const Options o = parse(argc, argv);
-  g_dump = dump_partial;
-  install_crash_handler();
-  g_run.reps = o.reps;
-  g_run.batch = o.batch;
-  g_run.json_path = o.json;
-
-  const size_t l2_bytes = init_device(&g_run);
+  const size_t l2_bytes = start_run(dump_partial, &g_run, o.reps, o.batch, o.json);
 
   size_t max_n = 0;
   for (const Shape& s : o.shapes)

@@ -250,12 +250,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
 int main(int argc, char** argv) {
   g_prog = "lowp_bench_nvfp4";
   const Options o = parse(argc, argv);
-  g_dump = dump_partial;
-  install_crash_handler();
-  g_run.reps = o.reps;
-  g_run.batch = o.batch;
-  g_run.json_path = o.json;
-  const size_t l2_bytes = init_device(&g_run);
+  const size_t l2_bytes = start_run(dump_partial, &g_run, o.reps, o.batch, o.json);
   size_t max_n = 0;
   for (const Shape& sh : o.shapes) max_n = std::max(max_n, static_cast<size_t>(sh.m) * static_cast<size_t>(sh.k));
   Arenas A;

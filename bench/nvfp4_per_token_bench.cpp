@@ -552,12 +552,7 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
 int main(int argc, char** argv) {
   g_prog = "lowp_bench_nvfp4_per_token";
   const Options o = parse(argc, argv);
-  g_dump = dump_partial;
-  install_crash_handler();
-  g_run.reps = o.reps;
-  g_run.batch = o.batch;
-  g_run.json_path = o.json;
-  const size_t l2_bytes = init_device(&g_run);
+  const size_t l2_bytes = start_run(dump_partial, &g_run, o.reps, o.batch, o.json);
 
   std::vector<Plan> plans;
   Arenas A;
