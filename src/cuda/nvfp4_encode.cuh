@@ -15,43 +15,56 @@ namespace lowp::cuda {
 constexpr float kRoundMagic = 12582912.0f;
 constexpr uint32_t kRoundMagicBits = 0x4B400000u;
 
-// E2M1 encode, == num::encode_e2m1 / encode_e2m1_sr on every input. The code of
-// a = min(|y|, 6) (NaN -> 6; the clamp leaves saturation unchanged, for RN and SR alike) is the
-// minimum of the three binades' roundings rint(2a), rint(a) + 2 and rint(a / 2) + 4: in its own
+// E2M1 magnitude code of y, the code of num::encode_e2m1 / encode_e2m1_sr without the sign. The
+// code of a = min(|y|, 6) (NaN -> 6; the clamp leaves saturation unchanged, for RN and SR alike) is
+// the minimum of the three binades' roundings rint(2a), rint(a) + 2 and rint(a / 2) + 4: in its own
 // binade each is the right one and the others are never smaller (each is monotone and they cross
 // exactly at a = 2 and 4). Three FMA-pipe ops and one 3-way integer min instead of compares and
-// selects. The sign comes from min(y, 6), which is +6 for NaN (NaN encodes as +6). Returned
-// biased: kRoundMagicBits + code with the sign in bit 3; unbias() or pack_bias() removes it.
-__device__ __forceinline__ uint32_t e2m1_finish(uint32_t t1, uint32_t t2, uint32_t t3, float y) {
-  return __vimin3_u32(t1, t2, t3) | ((__float_as_uint(fminf(y, 6.0f)) >> 28) & 8u);
-}
-
-__device__ __forceinline__ uint32_t e2m1_rn_biased(float y) {
+// selects. Returned biased: kRoundMagicBits + code (0..7); byte 0 is the code.
+__device__ __forceinline__ uint32_t e2m1_rn_magnitude(float y) {
   const float a = fminf(fabsf(y), 6.0f);
-  return e2m1_finish(__float_as_uint(__fmaf_rn(a, 2.0f, kRoundMagic)), __float_as_uint(__fadd_rn(a, kRoundMagic + 2.0f)),
-                     __float_as_uint(__fmaf_rn(a, 0.5f, kRoundMagic + 4.0f)), y);
+  return __vimin3_u32(__float_as_uint(__fmaf_rn(a, 2.0f, kRoundMagic)), __float_as_uint(__fadd_rn(a, kRoundMagic + 2.0f)),
+                      __float_as_uint(__fmaf_rn(a, 0.5f, kRoundMagic + 4.0f)));
 }
 
 // SR: t = a + (r / 256) * step with the step of a's binade, floored on the grid; per binade
 // candidate the first fma adds that binade's step and the RZ one floors.
-__device__ __forceinline__ uint32_t e2m1_sr_biased(float y, uint32_t r) {
+__device__ __forceinline__ uint32_t e2m1_sr_magnitude(float y, uint32_t r) {
   const float a = fminf(fabsf(y), 6.0f);
   const float frac = __uint_as_float(0x3F800000u | (r << 15)) - 1.0f;  // r / 256, exact
-  return e2m1_finish(__float_as_uint(__fmaf_rz(__fmaf_rn(frac, 0.5f, a), 2.0f, kRoundMagic)),
-                     __float_as_uint(__fadd_rz(__fadd_rn(frac, a), kRoundMagic + 2.0f)),
-                     __float_as_uint(__fmaf_rz(__fmaf_rn(frac, 2.0f, a), 0.5f, kRoundMagic + 4.0f)), y);
+  return __vimin3_u32(__float_as_uint(__fmaf_rz(__fmaf_rn(frac, 0.5f, a), 2.0f, kRoundMagic)),
+                      __float_as_uint(__fadd_rz(__fadd_rn(frac, a), kRoundMagic + 2.0f)),
+                      __float_as_uint(__fmaf_rz(__fmaf_rn(frac, 2.0f, a), 0.5f, kRoundMagic + 4.0f)));
 }
 
-// The code itself (sign in bit 3) of a biased code.
-__device__ __forceinline__ uint32_t unbias(uint32_t biased) { return biased & 0xFu; }
+// The signs of the codes come from y's sign bit. Every y here is the result of a multiply, and
+// the GPU's arithmetic returns NaN as the positive canonical NaN, so a NaN encodes as +6 like
+// num::encode_e2m1 (nvfp4_encode_exhaustive_test checks this on every input bit pattern).
+__device__ __forceinline__ uint32_t e2m1_code(uint32_t magnitude, float y) {
+  return (magnitude & 7u) | ((__float_as_uint(y) >> 28) & 8u);
+}
 
-// Sum of n biased codes shifted to their nibbles, minus the biases: the packed codes.
-template <int kNibbles>
-__device__ __forceinline__ uint32_t pack_bias() {
-  uint32_t b = 0;
-#pragma unroll
-  for (int e = 0; e < kNibbles; ++e) b += kRoundMagicBits << (4 * e);
-  return b;
+// prmt.b32 with the sign-replicating selectors (bit 3 of a selector nibble) __byte_perm lacks.
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
+  return d;
+}
+
+// Eight codes packed as the format stores them (element i in nibble i, sign in its bit 3) from
+// their biased magnitudes k and values y: byte permutes gather the even and the odd elements'
+// magnitudes and sign-replicated bytes, four logic ops merge them. 15 instructions instead of 4
+// per element (sign select, shift, or, shift-add).
+__device__ __forceinline__ uint32_t pack_e2m1x8(const uint32_t (&k)[8], const float (&y)[8]) {
+  const auto yb = [&](int i) { return __float_as_uint(y[i]); };
+  // Magnitudes: bytes [k0 k2 0 0] | [0 0 k4 k6] (byte 1 of a biased code is 0), odd likewise.
+  const uint32_t even = prmt(k[0], k[2], 0x1140u) | prmt(k[4], k[6], 0x4011u);
+  const uint32_t odd = prmt(k[1], k[3], 0x1140u) | prmt(k[5], k[7], 0x4011u);
+  const uint32_t mags = even | (odd << 4);
+  // Signs: byte b of s01 is 0xFF / 0x00 by the sign of element 2b (bit 3 kept) or 2b + 1 (bit 7).
+  const uint32_t s01 = (prmt(yb(0), yb(2), 0xFBFBu) & 0x08080808u) | (prmt(yb(1), yb(3), 0xFBFBu) & 0x80808080u);
+  const uint32_t s23 = (prmt(yb(4), yb(6), 0xFBFBu) & 0x08080808u) | (prmt(yb(5), yb(7), 0xFBFBu) & 0x80808080u);
+  return mags | (s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u);
 }
 
 // bf16 round trip of a pair (RNE): equals num::f32_to_bf16 on every input, NaN included

@@ -94,18 +94,23 @@ __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
 }
 
 template <bool kSr>
-__device__ __forceinline__ uint32_t encode_biased(float y, const uint4& rnd, int t) {
-  if constexpr (kSr) return e2m1_sr_biased(y, num::sr_byte(rnd, t));
-  else return e2m1_rn_biased(y);
+__device__ __forceinline__ uint32_t e2m1_magnitude(float y, const uint4& rnd, int t) {
+  if constexpr (kSr) return e2m1_sr_magnitude(y, num::sr_byte(rnd, t));
+  else return e2m1_rn_magnitude(y);
 }
 
-// n values (value_at(i) * m) -> n packed codes, element i in nibble i.
+// kN (4 or 8) values value_at(i) * m -> kN packed codes, element i in nibble i.
 template <bool kSr, int kN, typename ValueAt>
 __device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int t0, ValueAt value_at) {
-  uint32_t packed = 0;
+  static_assert(kN == 4 || kN == 8, "one 32-bit word of codes at most");
+  uint32_t k[8] = {};
+  float y[8] = {};
 #pragma unroll
-  for (int i = 0; i < kN; ++i) packed += encode_biased<kSr>(num::mul_rn(value_at(i), m), rnd, t0 + i) << (4 * i);
-  return packed - pack_bias<kN>();
+  for (int i = 0; i < kN; ++i) {
+    y[i] = num::mul_rn(value_at(i), m);
+    k[i] = e2m1_magnitude<kSr>(y[i], rnd, t0 + i);
+  }
+  return pack_e2m1x8(k, y);
 }
 
 // Byte offset of the 4 scales (i, j..j+3), j % 4 == 0, in either layout.
@@ -157,6 +162,7 @@ struct Nvfp4Tile {
   int64_t tr, tc;  // tile coordinates
   int rg, cl;      // this thread's 16-row group and column lane
   int64_t r0, c0;  // its first row and column
+  int live_rows;   // how many of its 16 rows exist (0 when its columns do not)
   uint4 raw[kBlock];
 
   __device__ Nvfp4Tile(const TileArgs& a, int64_t tile) {
@@ -166,16 +172,19 @@ struct Nvfp4Tile {
     cl = threadIdx.x % G::kColLanes;
     r0 = tr * kTile + rg * kBlock;
     c0 = tc * kTile + cl * V;
+    live_rows = c0 < a.cols ? static_cast<int>(min(max(a.rows - r0, int64_t{0}), int64_t{kBlock})) : 0;
+    const uint4* p = first_vector(a);
 #pragma unroll
-    for (int j = 0; j < kBlock; ++j) raw[j] = load_row(a, j);
+    for (int j = 0; j < kBlock; ++j, p += a.cols / V) raw[j] = load_vector(p, j);
   }
 
-  // This thread's vector of row r0 + j (zeros outside the matrix).
-  __device__ uint4 load_row(const TileArgs& a, int j) const {
-    const auto* x = static_cast<const typename T::Raw*>(a.x);
-    const bool in = c0 < a.cols && r0 + j < a.rows;
-    return in ? __ldg(reinterpret_cast<const uint4*>(x + (r0 + j) * a.cols + c0)) : make_uint4(0, 0, 0, 0);
+  // This thread's vector of row r0 (rows follow every cols / V vectors); valid while a row is live.
+  __device__ const uint4* first_vector(const TileArgs& a) const {
+    return reinterpret_cast<const uint4*>(static_cast<const typename T::Raw*>(a.x) + r0 * a.cols + c0);
   }
+
+  // Its vector of row r0 + j at p, zeros outside the matrix.
+  __device__ uint4 load_vector(const uint4* p, int j) const { return j < live_rows ? __ldg(p) : make_uint4(0, 0, 0, 0); }
 
   // amax bits of this thread's 16 x V elements.
   __device__ uint32_t thread_amax() const {
@@ -227,11 +236,16 @@ struct Nvfp4Tile {
     uint4 own{};  // SR bits this lane drew for its row of the current group
     // A rolled loop over rows read again (L1 hits: the constructor loaded them; call after the
     // columnwise pass, when raw[] is dead): unrolled, the kernel outgrows the instruction cache.
-    uint4 cur = load_row(a, 0);
+    // Pointers step by a row: no 64-bit index arithmetic per row.
+    const int64_t vec_stride = a.cols / V, code_stride = a.cols / 2;
+    const uint4* src = first_vector(a);
+    uint8_t* dst = a.row_codes + r0 * code_stride + c0 / 2;
+    uint8_t* scale_dst = &sm.row_scales[rg * kBlock][cl / G::kLanesPerBlock];
+    uint4 cur = load_vector(src, 0);
 #pragma unroll 1
-    for (int j = 0; j < kBlock; ++j) {
-      const uint4 next = load_row(a, min(j + 1, kBlock - 1));
-      const int64_t r = r0 + j;
+    for (int j = 0; j < kBlock; ++j, dst += code_stride, scale_dst += kTileBlocks) {
+      src += vec_stride;
+      const uint4 next = load_vector(src, j + 1);
       if constexpr (kPerToken) o = sm.outer[0][rg * kBlock + j];
       const uint32_t b = a.block_2d ? tile16 : block_lanes_max(widen_folded<T>(fold_raw<T>(0u, cur)));
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
@@ -241,20 +255,19 @@ struct Nvfp4Tile {
         // The lanes of a block draw the bits of kLanesPerBlock consecutive rows, one row each,
         // and pass them around: one Philox per row block instead of one per lane.
         if (j % G::kLanesPerBlock == 0)
-          own = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((r + lane_in_block) * blocks + c0 / kBlock),
-                                   false);
-        const int src = static_cast<int>(threadIdx.x & 31) - lane_in_block + j % G::kLanesPerBlock;
-        rnd = make_uint4(__shfl_sync(0xFFFFFFFFu, own.x, src), __shfl_sync(0xFFFFFFFFu, own.y, src),
-                         __shfl_sync(0xFFFFFFFFu, own.z, src), __shfl_sync(0xFFFFFFFFu, own.w, src));
+          own = num::sr_block_bits(seed, offset,
+                                   a.sr_base + static_cast<uint64_t>((r0 + j + lane_in_block) * blocks + c0 / kBlock), false);
+        const int src_lane = static_cast<int>(threadIdx.x & 31) - lane_in_block + j % G::kLanesPerBlock;
+        rnd = make_uint4(__shfl_sync(0xFFFFFFFFu, own.x, src_lane), __shfl_sync(0xFFFFFFFFu, own.y, src_lane),
+                         __shfl_sync(0xFFFFFFFFu, own.z, src_lane), __shfl_sync(0xFFFFFFFFu, own.w, src_lane));
       }
       uint32_t packed = encode_values<kSr, V>(m, rnd, lane_in_block * V, [&](int e) { return element<T>(cur, e); });
       if (kPerToken && m == 0.0f) packed = 0;
-      if (r < a.rows && c0 < a.cols) {
-        uint8_t* dst = a.row_codes + r * (a.cols / 2) + c0 / 2;
+      if (j < live_rows) {
         if constexpr (V == 8) *reinterpret_cast<uint32_t*>(dst) = packed;
         else *reinterpret_cast<uint16_t*>(dst) = static_cast<uint16_t>(packed);
       }
-      if (lane_in_block == 0) sm.row_scales[rg * kBlock + j][cl / G::kLanesPerBlock] = static_cast<uint8_t>(s);
+      if (lane_in_block == 0) *scale_dst = static_cast<uint8_t>(s);
       cur = next;
     }
   }
