@@ -534,6 +534,42 @@ inline int64_t parse_int(const char* flag, const char* v, void (*usage)(int)) {
   return x;
 }
 
+// The flags every bench takes.
+struct CommonOptions {
+  bool quick = false;         // --quick: a short list of shapes
+  int64_t m = 0, k = 0;       // --m, --k: restrict the sweep (0: every value)
+  int reps = 30, batch = 10;  // --reps, --batch
+  std::string json;           // --json FILE
+};
+
+// Parses argv into *o: the common flags here, a bench's own ones by own(flag, value) (value()
+// takes the next argument), which returns false for a flag it does not know. -h prints usage; a
+// missing value or an unknown argument says why and calls usage(2).
+template <typename Own>
+void parse_common(int argc, char** argv, void (*usage)(int), CommonOptions* o, Own own) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s: %s needs a value\n", g_prog, a.c_str());
+        usage(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--quick") o->quick = true;
+    else if (a == "--m") o->m = parse_int("--m", value(), usage);
+    else if (a == "--k") o->k = parse_int("--k", value(), usage);
+    else if (a == "--reps") o->reps = static_cast<int>(parse_int("--reps", value(), usage));
+    else if (a == "--batch") o->batch = static_cast<int>(parse_int("--batch", value(), usage));
+    else if (a == "--json") o->json = value();
+    else if (a == "-h" || a == "--help") usage(0);
+    else if (!own(a, value)) {
+      std::fprintf(stderr, "%s: unknown argument '%s'\n", g_prog, a.c_str());
+      usage(2);
+    }
+  }
+}
+
 }  // namespace lowp_bench
 
 #endif  // LOWP_BENCH_BENCH_UTIL_H

@@ -151,12 +151,9 @@ void set_phase(const char* op, int64_t m, int64_t k, const char* what) {
 // ---------------------------------------------------------------------------------------------
 // Options.
 
-struct Options {
+struct Options : CommonOptions {
   std::vector<Shape> shapes;
   std::vector<std::string> ops;
-  int reps = 30;
-  int batch = 10;
-  std::string json;
 };
 
 const char* const kAllOps[] = {"delayed", "current", "per_token", "dequant", "amax", "amax_tok"};
@@ -179,32 +176,13 @@ const char* const kAllOps[] = {"delayed", "current", "per_token", "dequant", "am
 
 Options parse(int argc, char** argv) {
   Options o;
-  bool quick = false;
-  int64_t m = 0, k = 0;
   std::string ops;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "lowp_bench_fp8: %s needs a value\n", a.c_str());
-        usage(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--quick") quick = true;
-    else if (a == "--m") m = parse_int("--m", value(), usage);
-    else if (a == "--k") k = parse_int("--k", value(), usage);
-    else if (a == "--reps") o.reps = static_cast<int>(parse_int("--reps", value(), usage));
-    else if (a == "--batch") o.batch = static_cast<int>(parse_int("--batch", value(), usage));
-    else if (a == "--json") o.json = value();
-    else if (a == "--ops") ops = value();
-    else if (a == "-h" || a == "--help") usage(0);
-    else {
-      std::fprintf(stderr, "lowp_bench_fp8: unknown argument '%s'\n", a.c_str());
-      usage(2);
-    }
-  }
-  o.shapes = sweep_shapes(quick, m, k);
+  parse_common(argc, argv, usage, &o, [&](const std::string& a, auto value) {
+    if (a != "--ops") return false;
+    ops = value();
+    return true;
+  });
+  o.shapes = sweep_shapes(o.quick, o.m, o.k);
   if (ops.empty()) {
     for (const char* op : kAllOps) o.ops.emplace_back(op);
   } else {

@@ -259,12 +259,9 @@ void dump_partial() {
 // ---------------------------------------------------------------------------------------------
 // Options.
 
-struct Options {
+struct Options : CommonOptions {
   std::vector<Shape> shapes;
   std::vector<int> ns;
-  int reps = 30;
-  int batch = 10;
-  std::string json;
 };
 
 [[noreturn]] void usage(int code) {
@@ -286,38 +283,20 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  bool quick = false;
-  int64_t m = 0, k = 0, n = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "lowp_bench_grouped: %s needs a value\n", a.c_str());
-        usage(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--quick") quick = true;
-    else if (a == "--m") m = parse_int("--m", value(), usage);
-    else if (a == "--k") k = parse_int("--k", value(), usage);
-    else if (a == "--n") n = parse_int("--n", value(), usage);
-    else if (a == "--reps") o.reps = static_cast<int>(parse_int("--reps", value(), usage));
-    else if (a == "--batch") o.batch = static_cast<int>(parse_int("--batch", value(), usage));
-    else if (a == "--json") o.json = value();
-    else if (a == "-h" || a == "--help") usage(0);
-    else {
-      std::fprintf(stderr, "lowp_bench_grouped: unknown argument '%s'\n", a.c_str());
-      usage(2);
-    }
-  }
+  int64_t n = 0;
+  parse_common(argc, argv, usage, &o, [&](const std::string& a, auto value) {
+    if (a != "--n") return false;
+    n = parse_int("--n", value(), usage);
+    return true;
+  });
   if (n > (int64_t{1} << 20)) {
     std::fprintf(stderr, "lowp_bench_grouped: --n %lld is too large (at most 2^20)\n",
                  static_cast<long long>(n));
     usage(2);
   }
-  o.shapes = sweep_shapes(quick, m, k);
+  o.shapes = sweep_shapes(o.quick, o.m, o.k);
   if (n != 0) o.ns = {static_cast<int>(n)};
-  else if (quick) o.ns = {8, 64};
+  else if (o.quick) o.ns = {8, 64};
   else o.ns = {8, 64, 256};
   return o;
 }

@@ -96,10 +96,8 @@ void dump_partial() {
   }
 }
 
-struct Options {
+struct Options : CommonOptions {
   std::vector<Shape> shapes;
-  int reps = 30, batch = 10;
-  std::string json;
 };
 
 [[noreturn]] void usage(int code) {
@@ -111,24 +109,8 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  bool quick = false;
-  int64_t m = 0, k = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) usage(2);
-      return argv[++i];
-    };
-    if (a == "--quick") quick = true;
-    else if (a == "--m") m = parse_int("--m", value(), usage);
-    else if (a == "--k") k = parse_int("--k", value(), usage);
-    else if (a == "--reps") o.reps = static_cast<int>(parse_int("--reps", value(), usage));
-    else if (a == "--batch") o.batch = static_cast<int>(parse_int("--batch", value(), usage));
-    else if (a == "--json") o.json = value();
-    else if (a == "-h" || a == "--help") usage(0);
-    else usage(2);
-  }
-  o.shapes = sweep_shapes(quick, m, k);
+  parse_common(argc, argv, usage, &o, [](const std::string&, auto) { return false; });
+  o.shapes = sweep_shapes(o.quick, o.m, o.k);
   return o;
 }
 

@@ -226,10 +226,8 @@ void dump_partial() {
   std::fflush(stdout);
 }
 
-struct Options {
+struct Options : CommonOptions {
   std::vector<Shape> shapes;
-  int reps = 30, batch = 10;
-  std::string json;
 };
 
 [[noreturn]] void usage(int code) {
@@ -243,45 +241,22 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  bool quick = false;
-  int64_t m = 0, k = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) usage(2);
-      return argv[++i];
-    };
-    if (a == "--quick") {
-      quick = true;
-    } else if (a == "--shape") {
-      const std::string v = value();
-      const size_t x = v.find('x');
-      if (x == std::string::npos) {
-        std::fprintf(stderr, "%s: --shape needs MxK, got '%s'\n", g_prog, v.c_str());
-        usage(2);
-      }
-      m = parse_int("--shape (M)", v.substr(0, x).c_str(), usage);
-      k = parse_int("--shape (K)", v.substr(x + 1).c_str(), usage);
-    } else if (a == "--m") {
-      m = parse_int("--m", value(), usage);
-    } else if (a == "--k") {
-      k = parse_int("--k", value(), usage);
-    } else if (a == "--reps") {
-      o.reps = static_cast<int>(parse_int("--reps", value(), usage));
-    } else if (a == "--batch") {
-      o.batch = static_cast<int>(parse_int("--batch", value(), usage));
-    } else if (a == "--json") {
-      o.json = value();
-    } else if (a == "-h" || a == "--help") {
-      usage(0);
-    } else {
+  parse_common(argc, argv, usage, &o, [&](const std::string& a, auto value) {
+    if (a != "--shape") return false;
+    const std::string v = value();
+    const size_t x = v.find('x');
+    if (x == std::string::npos) {
+      std::fprintf(stderr, "%s: --shape needs MxK, got '%s'\n", g_prog, v.c_str());
       usage(2);
     }
-  }
-  if (quick && m == 0 && k == 0)
+    o.m = parse_int("--shape (M)", v.substr(0, x).c_str(), usage);
+    o.k = parse_int("--shape (K)", v.substr(x + 1).c_str(), usage);
+    return true;
+  });
+  if (o.quick && o.m == 0 && o.k == 0)
     o.shapes = {{16384, 8192}, {16384, 4096}, {4096, 8192}, {4096, 4096}};
   else
-    o.shapes = sweep_shapes(false, m, k);
+    o.shapes = sweep_shapes(false, o.m, o.k);
   for (const Shape& s : o.shapes)
     if (s.m % 16 != 0 || s.k % 16 != 0) {
       std::fprintf(stderr, "%s: shape %lldx%lld: both copies need M %% 16 == 0 and K %% 16 == 0\n", g_prog,
