@@ -1,15 +1,18 @@
 // The NVFP4 encode of one 128 x 128 tile of x into rowwise and columnwise codes and block scales,
 // shared by the per-tensor recipe (kPerToken false) and the per-token recipe (true).
 //
-// A thread owns 16 rows x one 16-byte vector of columns (V = 8 bf16/fp16 or 4 fp32 elements),
-// loaded once. Lanes run along the columns (whole 128-byte lines per warp load). Rowwise, the
+// A thread owns 16 rows x one 16-byte vector of columns (V = 8 bf16/fp16 or 4 fp32 elements).
+// Lanes run along the columns (whole 128-byte lines per warp load). The encode stages the tile in
+// shared memory with asynchronous copies: the loads in flight hold no registers, and both passes
+// run as rolled loops over it (the unrolled kernel outgrew the instruction cache). Rowwise, the
 // 16/V lanes sharing a 16-element block exchange their partial amax by shuffle and each encodes
 // its own V elements. Columnwise, the thread's 16 rows of one column are exactly one block along
-// M, so it encodes V column blocks alone; their codes go through shared memory (chunks
-// XOR-swizzled by lane so the writes spread over the banks) and leave as 8-byte stores of each
-// column's 64 contiguous bytes. Block scales of both orientations leave as 4-byte words, which
-// are contiguous in the compact and the swizzled layout alike. Tiles cover the scale arrays'
-// 128-row padding: padding blocks read as zeros, whose scale is 0, the padding value.
+// M, so it encodes V column blocks alone, one 32-bit word of columns per step; their codes go
+// through shared memory (chunks XOR-swizzled by lane so the writes spread over the banks) and
+// leave as 8-byte stores of each column's 64 contiguous bytes. Block scales of both orientations
+// leave as 4-byte words, which are contiguous in the compact and the swizzled layout alike. Tiles
+// cover the scale arrays' 128-row padding: padding blocks read as zeros, whose scale is 0, the
+// padding value.
 #pragma once
 #include "common.cuh"
 #include "nvfp4_encode.cuh"
@@ -62,15 +65,26 @@ inline bool tile_path_ok(const TileArgs& a, int64_t elem_bytes) {
 
 __device__ __forceinline__ uint32_t word_of(const uint4& u, int i) { return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w; }
 
+template <typename T>
+constexpr int kPerWord = 4 / static_cast<int>(sizeof(typename T::Raw));  // elements per 32-bit word
+
+// Element h of a 32-bit word of raw elements, widened to fp32.
+template <typename T>
+__device__ __forceinline__ float word_element(uint32_t w, int h) {
+  if constexpr (kPerWord<T> == 2) return to_f32<T>(static_cast<uint16_t>(h ? w >> 16 : w & 0xFFFFu));
+  else return __uint_as_float(w);
+}
+
 // Element e of a loaded 16-byte vector, widened to fp32.
 template <typename T>
 __device__ __forceinline__ float element(const uint4& u, int e) {
-  if constexpr (sizeof(typename T::Raw) == 2) {
-    const uint32_t w = word_of(u, e / 2);
-    return to_f32<T>(static_cast<uint16_t>((e & 1) ? w >> 16 : w & 0xFFFFu));
-  } else {
-    return __uint_as_float(word_of(u, e));
-  }
+  return word_element<T>(word_of(u, e / kPerWord<T>), e % kPerWord<T>);
+}
+
+// amax bits of column h of a word of raw elements folded across rows (fold_raw).
+template <typename T>
+__device__ __forceinline__ uint32_t folded_column_bits(uint32_t acc, int h) {
+  return __float_as_uint(word_element<T>(acc, h));
 }
 
 // The outer scale of one orientation row (SPEC §3, §5) and what its blocks derive from it.
@@ -142,30 +156,18 @@ __device__ __forceinline__ uint32_t token_col_amax_bits(uint32_t max_bits) {
   else return max_bits;
 }
 
-template <typename T, bool kPerToken, bool kRht, bool kSr>
-struct Nvfp4Tile {
+// Where a thread sits in a tile: its 16-row group and column lane, first row and column.
+template <typename T>
+struct TileThread {
   using G = Geometry<T>;
   static constexpr int V = G::V;
-
-  static constexpr int kScaleCodes = 128;  // UE4M3 block scales are 0..0x7E (satfinite)
-
-  struct Smem {
-    uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
-    union {
-      float mult[2][kScaleCodes];  // per-tensor: multiplier of each scale code, row / col
-      OuterScale outer[2][kTile];  // per-token: outer scale of each tile row / column
-    };
-    uint8_t col_scales[kTile][kTileBlocks];
-    uint8_t row_scales[kTile][kTileBlocks];
-  };
 
   int64_t tr, tc;  // tile coordinates
   int rg, cl;      // this thread's 16-row group and column lane
   int64_t r0, c0;  // its first row and column
   int live_rows;   // how many of its 16 rows exist (0 when its columns do not)
-  uint4 raw[kBlock];
 
-  __device__ Nvfp4Tile(const TileArgs& a, int64_t tile) {
+  __device__ TileThread(const TileArgs& a, int64_t tile) {
     tr = tile / a.col_tiles;
     tc = tile % a.col_tiles;
     rg = threadIdx.x / G::kColLanes;
@@ -173,25 +175,11 @@ struct Nvfp4Tile {
     r0 = tr * kTile + rg * kBlock;
     c0 = tc * kTile + cl * V;
     live_rows = c0 < a.cols ? static_cast<int>(min(max(a.rows - r0, int64_t{0}), int64_t{kBlock})) : 0;
-    const uint4* p = first_vector(a);
-#pragma unroll
-    for (int j = 0; j < kBlock; ++j, p += a.cols / V) raw[j] = load_vector(p, j);
   }
 
   // This thread's vector of row r0 (rows follow every cols / V vectors); valid while a row is live.
   __device__ const uint4* first_vector(const TileArgs& a) const {
     return reinterpret_cast<const uint4*>(static_cast<const typename T::Raw*>(a.x) + r0 * a.cols + c0);
-  }
-
-  // Its vector of row r0 + j at p, zeros outside the matrix.
-  __device__ uint4 load_vector(const uint4* p, int j) const { return j < live_rows ? __ldg(p) : make_uint4(0, 0, 0, 0); }
-
-  // amax bits of this thread's 16 x V elements.
-  __device__ uint32_t thread_amax() const {
-    uint32_t acc = 0;
-#pragma unroll
-    for (int j = 0; j < kBlock; ++j) acc = fold_raw<T>(acc, raw[j]);
-    return widen_folded<T>(acc);
   }
 
   // Max over the lanes that share a rowwise block.
@@ -200,9 +188,66 @@ struct Nvfp4Tile {
     for (int o = 1; o < G::kLanesPerBlock; o <<= 1) v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));
     return v;
   }
+};
+
+// The thread's 16 vectors in registers, zeros outside the matrix: the one-read amax passes.
+template <typename T>
+struct RegisterTile : TileThread<T> {
+  uint4 raw[kBlock];
+
+  __device__ RegisterTile(const TileArgs& a, int64_t tile) : TileThread<T>(a, tile) {
+    const uint4* p = this->first_vector(a);
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j, p += a.cols / this->V)
+      raw[j] = j < this->live_rows ? __ldg(p) : make_uint4(0, 0, 0, 0);
+  }
+};
+
+// cp.async of 16 bytes, zero-filled when !live (then nothing is read).
+__device__ __forceinline__ void copy_async16(void* dst, const void* src, bool live) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(live ? 16 : 0) : "memory");
+}
+
+template <typename T, bool kPerToken, bool kRht, bool kSr>
+struct Nvfp4Tile : TileThread<T> {
+  using Base = TileThread<T>;
+  using G = Geometry<T>;
+  using Base::c0, Base::cl, Base::live_rows, Base::r0, Base::rg, Base::tc, Base::tr;
+  static constexpr int V = G::V;
+  static constexpr int kScaleCodes = 128;  // UE4M3 block scales are 0..0x7E (satfinite)
+
+  // Dynamic shared memory (the fp32 tile alone is 64 KiB).
+  struct Smem {
+    uint4 x[kTile][G::kColLanes];         // the tile as loaded, zeros outside the matrix
+    uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
+    union {
+      float mult[2][kScaleCodes];  // per-tensor: multiplier of each scale code, row / col
+      float2 outer[2][kTile];      // per-token: {s_enc, s_enc6} of each tile row / column
+    };
+    uint8_t col_scales[kTile][kTileBlocks];
+    uint8_t row_scales[kTile][kTileBlocks];
+  };
+
+  // Starts copying the thread's 16 vectors into sm.x; wait_loads() before reading them.
+  __device__ Nvfp4Tile(const TileArgs& a, int64_t tile, Smem& sm) : Base(a, tile) {
+    const uint4* p = this->first_vector(a);
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j, p += a.cols / V) copy_async16(&sm.x[rg * kBlock + j][cl], j < live_rows ? p : a.x, j < live_rows);
+  }
+
+  // Makes this thread's copies visible to it (each thread reads only the vectors it copied).
+  __device__ static void wait_loads() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+  __device__ const uint4& vector(const Smem& sm, int j) const { return sm.x[rg * kBlock + j][cl]; }
 
   // 2D: amax of the 16 x 16 tile this thread's block belongs to.
-  __device__ uint32_t tile16_amax() const { return block_lanes_max(thread_amax()); }
+  __device__ uint32_t tile16_amax(const Smem& sm) const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) acc = fold_raw<T>(acc, vector(sm, j));
+    return Base::block_lanes_max(widen_folded<T>(acc));
+  }
 
   // Per-tensor: the element multiplier of every scale code, per orientation (the division once
   // per launch block instead of once per 16 elements). Per-token: the outer scale of each of the
@@ -214,7 +259,8 @@ struct Nvfp4Tile {
         const int64_t k = (row ? tr : tc) * kTile + i % kTile;
         const float* amax = row ? a.row_amax : a.col_amax;
         const bool in = (row ? a.row_codes : a.col_codes) != nullptr && k < (row ? a.rows : a.cols);
-        sm.outer[row ? 0 : 1][i % kTile] = outer_scale<true>(in ? amax[k] : 0.0f);
+        const OuterScale o = outer_scale<true>(in ? amax[k] : 0.0f);
+        sm.outer[row ? 0 : 1][i % kTile] = make_float2(o.s_enc, o.s_enc6);
       }
     } else {
       for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
@@ -226,6 +272,11 @@ struct Nvfp4Tile {
     }
   }
 
+  __device__ static OuterScale staged_outer(const Smem& sm, int orientation, int i) {
+    const float2 o = sm.outer[orientation][i];
+    return {o.x, o.y, 0.0f};
+  }
+
   __device__ void encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
     OuterScale o{};
     if constexpr (!kPerToken) o = outer_scale<false>(*a.row_amax);
@@ -234,20 +285,15 @@ struct Nvfp4Tile {
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
     uint4 own{};  // SR bits this lane drew for its row of the current group
-    // A rolled loop over rows read again (L1 hits: the constructor loaded them; call after the
-    // columnwise pass, when raw[] is dead): unrolled, the kernel outgrows the instruction cache.
-    // Pointers step by a row: no 64-bit index arithmetic per row.
-    const int64_t vec_stride = a.cols / V, code_stride = a.cols / 2;
-    const uint4* src = first_vector(a);
+    const int64_t code_stride = a.cols / 2;
     uint8_t* dst = a.row_codes + r0 * code_stride + c0 / 2;
     uint8_t* scale_dst = &sm.row_scales[rg * kBlock][cl / G::kLanesPerBlock];
-    uint4 cur = load_vector(src, 0);
+    uint4 cur = vector(sm, 0);
 #pragma unroll 1
     for (int j = 0; j < kBlock; ++j, dst += code_stride, scale_dst += kTileBlocks) {
-      src += vec_stride;
-      const uint4 next = load_vector(src, j + 1);
-      if constexpr (kPerToken) o = sm.outer[0][rg * kBlock + j];
-      const uint32_t b = a.block_2d ? tile16 : block_lanes_max(widen_folded<T>(fold_raw<T>(0u, cur)));
+      const uint4 next = vector(sm, min(j + 1, kBlock - 1));
+      if constexpr (kPerToken) o = staged_outer(sm, 0, rg * kBlock + j);
+      const uint32_t b = a.block_2d ? tile16 : Base::block_lanes_max(widen_folded<T>(fold_raw<T>(0u, cur)));
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
       const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
       uint4 rnd{};
@@ -272,60 +318,64 @@ struct Nvfp4Tile {
     }
   }
 
-  // amax bits of column e of this thread's 16 rows, from raw words folded across the rows
-  // (16-bit types: two columns per word).
-  __device__ static uint32_t column_amax_bits(const uint32_t (&acc)[4], int e) {
-    if constexpr (sizeof(typename T::Raw) == 2)
-      return __float_as_uint(to_f32<T>(static_cast<uint16_t>((e & 1) ? acc[e / 2] >> 16 : acc[e / 2] & 0xFFFFu)));
-    else return acc[e];
-  }
-
+  // One 32-bit word of columns per step, rolled. Lanes whose words share a bank start at
+  // different words, so the 16 row reads of a step are conflict-free.
   __device__ void encode_cols(const TileArgs& a, Smem& sm, uint32_t tile16) const {
     OuterScale o{};
     if constexpr (!kPerToken) o = outer_scale<false>(*a.col_amax);
     const int64_t blocks = a.rows / kBlock;  // rows % 16 == 0 when columnwise is produced
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
-    uint32_t acc[4] = {0, 0, 0, 0};
-    if constexpr (!kRht) {
-#pragma unroll
-      for (int j = 0; j < kBlock; ++j)
-#pragma unroll
-        for (int w = 0; w < 4; ++w) acc[w] = fold_raw<T>(acc[w], word_of(raw[j], w));
-    }
-#pragma unroll
-    for (int e = 0; e < V; ++e) {
-      const int64_t c = c0 + e;
-      if constexpr (kPerToken) o = sm.outer[1][cl * V + e];
-      float v[kBlock];
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(&vector(sm, 0));
+    constexpr int kRowWords = G::kColLanes * 4;
+    const int first = (threadIdx.x >> 3) & 3;
+#pragma unroll 1
+    for (int i = 0; i < 4; ++i) {
+      const int w = (i + first) & 3;
+      uint32_t raw[kBlock];
+      uint32_t acc = 0;
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) {
-        v[j] = element<T>(raw[j], e);
-        if constexpr (kRht) v[j] = __uint_as_float(__float_as_uint(v[j]) ^ (((a.sign_mask >> j) & 1u) << 31));
+        raw[j] = words[j * kRowWords + w];
+        if constexpr (!kRht) acc = fold_raw<T>(acc, raw[j]);
       }
-      uint32_t bits = 0;
-      if constexpr (kRht) {
-        rht_block<kPerToken>(v, 0u);  // signs flipped above
 #pragma unroll
-        for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
-      } else {
-        bits = column_amax_bits(acc, e);
-      }
-      float b = __uint_as_float(a.block_2d ? tile16 : bits);
-      if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
-      const uint32_t s = block_scale_code(b, o.s_enc6);
-      float m = kPerToken ? multiplier<true>(s, o) : sm.mult[1][s];
-      const bool zero_block = kPerToken && m == 0.0f;
-      if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
-      uint4 rnd{};
-      if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>(c * blocks + r0 / kBlock), true);
-      uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, [&](int j) { return v[j]; });
-      uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, [&](int j) { return v[j + 8]; });
-      if (zero_block) lo = hi = 0;
-      const int tcol = cl * V + e;
-      sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = make_uint2(lo, hi);
-      sm.col_scales[tcol][rg] = static_cast<uint8_t>(s);
+      for (int h = 0; h < kPerWord<T>; ++h) encode_col(a, sm, tile16, o, blocks, seed, offset, raw, acc, w * kPerWord<T> + h, h);
     }
+  }
+
+  // Column e of the thread's vector (element h of its word) from the raw words of its 16 rows.
+  __device__ void encode_col(const TileArgs& a, Smem& sm, uint32_t tile16, OuterScale o, int64_t blocks, uint64_t seed,
+                             uint64_t offset, const uint32_t (&raw)[kBlock], uint32_t acc, int e, int h) const {
+    const int tcol = cl * V + e;
+    if constexpr (kPerToken) o = staged_outer(sm, 1, tcol);
+    float v[kBlock];
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) {
+      v[j] = word_element<T>(raw[j], h);
+      if constexpr (kRht) v[j] = __uint_as_float(__float_as_uint(v[j]) ^ (((a.sign_mask >> j) & 1u) << 31));
+    }
+    uint32_t bits = 0;
+    if constexpr (kRht) {
+      rht_block<kPerToken>(v, 0u);  // signs flipped above
+#pragma unroll
+      for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+    } else {
+      bits = folded_column_bits<T>(acc, h);
+    }
+    float b = __uint_as_float(a.block_2d ? tile16 : bits);
+    if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
+    const uint32_t s = block_scale_code(b, o.s_enc6);
+    float m = kPerToken ? multiplier<true>(s, o) : sm.mult[1][s];
+    const bool zero_block = kPerToken && m == 0.0f;
+    if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
+    uint4 rnd{};
+    if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((c0 + e) * blocks + r0 / kBlock), true);
+    uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, [&](int j) { return v[j]; });
+    uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, [&](int j) { return v[j + 8]; });
+    if (zero_block) lo = hi = 0;
+    sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = make_uint2(lo, hi);
+    sm.col_scales[tcol][rg] = static_cast<uint8_t>(s);
   }
 
   // After a barrier: the staged columnwise codes and both orientations' scale words.

@@ -8,15 +8,17 @@ namespace {
 template <typename T, bool kPerToken, bool kRht, bool kSr>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs whole, MemberMap g) {
   using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr>;
-  __shared__ typename Tile::Smem sm;
+  extern __shared__ uint4 dynamic_smem[];
+  auto& sm = *reinterpret_cast<typename Tile::Smem*>(dynamic_smem);
   TileArgs a;
   int64_t tile;
   if (!member_tile<T>(whole, g, blockIdx.x, &a, &tile)) return;
-  const Tile t(a, tile);  // loads first: the tables below overlap their latency
+  const Tile t(a, tile, sm);  // copies start first: the tables below overlap their latency
   t.prepare(a, sm);
+  Tile::wait_loads();
   __syncthreads();
   constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
-  const uint32_t tile16 = (k2dPossible && a.block_2d) ? t.tile16_amax() : 0u;
+  const uint32_t tile16 = (k2dPossible && a.block_2d) ? t.tile16_amax(sm) : 0u;
   if (a.col_codes != nullptr) t.encode_cols(a, sm, tile16);
   if (a.row_codes != nullptr) t.encode_rows(a, sm, tile16);
   __syncthreads();
@@ -25,9 +27,8 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(Tile
 
 template <typename T>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(TileArgs a, float* out) {
-  using Tile = Nvfp4Tile<T, false, true, false>;
   __shared__ uint32_t scratch[32];
-  const Tile t(a, blockIdx.x);
+  const RegisterTile<T> t(a, blockIdx.x);
   uint32_t acc = 0;
 #pragma unroll
   for (int e = 0; e < Geometry<T>::V; ++e) {
@@ -46,7 +47,13 @@ template <typename T, bool kPerToken, bool kRht, bool kSr>
 lowp_status launch(const TileArgs& a, const MemberMap& g, cudaStream_t st) {
   unsigned blocks = 0;
   LOWP_TRY(launch_blocks(a, g, "nvfp4 encode", &blocks));
-  if (blocks > 0) encode_tile_kernel<T, kPerToken, kRht, kSr><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, g);
+  if (blocks == 0) return LOWP_SUCCESS;
+  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr>;
+  constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr>::Smem);
+  if (kSmem > 48 * 1024)  // the opt-in is per device: set it on every launch (fp32 tiles only)
+    LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)),
+                        "nvfp4 encode: shared memory opt-in"));
+  kernel<<<blocks, Geometry<T>::kThreads, kSmem, st>>>(a, g);
   return check_launch("nvfp4 encode tile kernel");
 }
 

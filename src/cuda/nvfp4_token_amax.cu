@@ -33,12 +33,11 @@ __device__ __forceinline__ void reduce_scatter(uint32_t (&v)[kBlock], int cl) {
 template <typename T, bool kRht>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(TileArgs whole, MemberMap g) {
   using G = Geometry<T>;
-  using Tile = Nvfp4Tile<T, true, kRht, false>;
   __shared__ uint32_t col_part[G::kRowGroups][kTile];
   TileArgs a;
   int64_t tile;
   if (!member_tile<T>(whole, g, blockIdx.x, &a, &tile)) return;
-  const Tile t(a, tile);
+  const RegisterTile<T> t(a, tile);
   if (a.row_amax != nullptr) {
     uint32_t v[kBlock];
 #pragma unroll
@@ -67,7 +66,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
     } else {
-      bits = Tile::column_amax_bits(acc, e);
+      bits = folded_column_bits<T>(acc[e / kPerWord<T>], e % kPerWord<T>);
     }
     col_part[t.rg][t.cl * G::V + e] = bits;
   }
