@@ -27,28 +27,37 @@ __device__ __forceinline__ uint32_t e2m1_rn_magnitude(float y) {
                       __float_as_uint(__fmaf_rn(a, 0.5f, kRoundMagic + 4.0f)));
 }
 
-// SR: t = a + (r / 256) * step with the step of a's binade, floored on the grid; per binade
-// candidate the first fma adds that binade's step and the RZ one floors.
-__device__ __forceinline__ uint32_t e2m1_sr_magnitude(float y, uint32_t r) {
-  const float a = fminf(fabsf(y), 6.0f);
-  const float frac = __uint_as_float(0x3F800000u | (r << 15)) - 1.0f;  // r / 256, exact
-  return __vimin3_u32(__float_as_uint(__fmaf_rz(__fmaf_rn(frac, 0.5f, a), 2.0f, kRoundMagic)),
-                      __float_as_uint(__fadd_rz(__fadd_rn(frac, a), kRoundMagic + 2.0f)),
-                      __float_as_uint(__fmaf_rz(__fmaf_rn(frac, 2.0f, a), 0.5f, kRoundMagic + 4.0f)));
+// prmt.b32 with the sign-replicating selectors (bit 3 of a selector nibble) __byte_perm lacks.
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
+  return d;
 }
+
+// r / 2^15 for the random byte r = byte b of word: the SR fraction r / 256 scaled by 1 / 128, so
+// that one byte permute builds 1 + r / 2^15 (r in mantissa bits 8..15) and one add leaves it.
+__device__ __forceinline__ float sr_fraction(uint32_t word, int b) {
+  return __uint_as_float(prmt(word, 0x3F800000u, 0x7604u | (static_cast<uint32_t>(b) << 4))) - 1.0f;
+}
+
+// SR: t = a + (r / 256) * step with the step of a's binade, floored on the grid; per binade
+// candidate the first fma adds that binade's step (f = sr_fraction: step * 128 is exact) and the
+// RZ one floors.
+__device__ __forceinline__ uint32_t e2m1_sr_magnitude_f(float y, float f) {
+  const float a = fminf(fabsf(y), 6.0f);
+  return __vimin3_u32(__float_as_uint(__fmaf_rz(__fmaf_rn(f, 64.0f, a), 2.0f, kRoundMagic)),
+                      __float_as_uint(__fadd_rz(__fmaf_rn(f, 128.0f, a), kRoundMagic + 2.0f)),
+                      __float_as_uint(__fmaf_rz(__fmaf_rn(f, 256.0f, a), 0.5f, kRoundMagic + 4.0f)));
+}
+
+// The same for a random byte r in [0, 255].
+__device__ __forceinline__ uint32_t e2m1_sr_magnitude(float y, uint32_t r) { return e2m1_sr_magnitude_f(y, sr_fraction(r, 0)); }
 
 // The signs of the codes come from y's sign bit. Every y here is the result of a multiply, and
 // the GPU's arithmetic returns NaN as the positive canonical NaN, so a NaN encodes as +6 like
 // num::encode_e2m1 (nvfp4_encode_exhaustive_test checks this on every input bit pattern).
 __device__ __forceinline__ uint32_t e2m1_code(uint32_t magnitude, float y) {
   return (magnitude & 7u) | ((__float_as_uint(y) >> 28) & 8u);
-}
-
-// prmt.b32 with the sign-replicating selectors (bit 3 of a selector nibble) __byte_perm lacks.
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
-  uint32_t d;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
-  return d;
 }
 
 // Eight codes packed as the format stores them (element i in nibble i, sign in its bit 3) from
@@ -67,14 +76,20 @@ __device__ __forceinline__ uint32_t pack_e2m1x8(const uint32_t (&k)[8], const fl
   return mags | (s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u);
 }
 
-// bf16 round trip of a pair (RNE): equals num::f32_to_bf16 on every input, NaN included
-// (nvfp4_encode_exhaustive_test).
-__device__ __forceinline__ void round_pair_to_bf16(float& lo, float& hi) {
+// A pair rounded to bf16 (RNE) as one packed word, lo in the low half: equals num::f32_to_bf16 on
+// every input, NaN included (nvfp4_encode_exhaustive_test).
+__device__ __forceinline__ uint32_t bf16x2_bits(float lo, float hi) {
   const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);
-  const uint32_t w = *reinterpret_cast<const uint32_t*>(&p);
+  return *reinterpret_cast<const uint32_t*>(&p);
+}
+
+// bf16 round trip of a pair, from its packed word.
+__device__ __forceinline__ void unpack_bf16x2(uint32_t w, float& lo, float& hi) {
   lo = __uint_as_float(w << 16);
   hi = __uint_as_float(w & 0xFFFF0000u);
 }
+
+__device__ __forceinline__ void round_pair_to_bf16(float& lo, float& hi) { unpack_bf16x2(bf16x2_bits(lo, hi), lo, hi); }
 
 // == num::decode_e4m3(s) for every non-NaN code (block scales are never NaN: satfinite).
 __device__ __forceinline__ float decode_ue4m3(uint32_t s) {

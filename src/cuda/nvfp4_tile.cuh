@@ -14,6 +14,8 @@
 // cover the scale arrays' 128-row padding: padding blocks read as zeros, whose scale is 0, the
 // padding value.
 #pragma once
+#include <type_traits>
+
 #include "common.cuh"
 #include "nvfp4_encode.cuh"
 #include "numerics/rht16.h"
@@ -81,6 +83,14 @@ __device__ __forceinline__ float element(const uint4& u, int e) {
   return word_element<T>(word_of(u, e / kPerWord<T>), e % kPerWord<T>);
 }
 
+// word_element with the sign flipped when flip (0 or 0x80000000) is set. For bf16 the flip rides
+// on the extraction: a multiply-add (adding 2^31 flips bit 31) and a 3-input logic op.
+template <typename T>
+__device__ __forceinline__ float word_element_flipped(uint32_t w, int h, uint32_t flip) {
+  if constexpr (std::is_same_v<T, Bf16>) return __uint_as_float(h ? (w ^ flip) & 0xFFFF0000u : w * 0x10000u + flip);
+  else return __uint_as_float(__float_as_uint(word_element<T>(w, h)) ^ flip);
+}
+
 // amax bits of column h of a word of raw elements folded across rows (fold_raw).
 template <typename T>
 __device__ __forceinline__ uint32_t folded_column_bits(uint32_t acc, int h) {
@@ -109,7 +119,7 @@ __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
 
 template <bool kSr>
 __device__ __forceinline__ uint32_t e2m1_magnitude(float y, const uint4& rnd, int t) {
-  if constexpr (kSr) return e2m1_sr_magnitude(y, num::sr_byte(rnd, t));
+  if constexpr (kSr) return e2m1_sr_magnitude_f(y, sr_fraction(word_of(rnd, t / 4), t % 4));
   else return e2m1_rn_magnitude(y);
 }
 
@@ -132,19 +142,26 @@ __device__ __forceinline__ int64_t scale_word_offset(int64_t i, int64_t j, int64
   return swizzled ? num::swizzled_offset(i, j, padded_cols) : i * padded_cols + j;
 }
 
-// The columnwise RHT of one block of 16 values in place. Per-tensor: bf16(RHT16 * 0.25) (a NaN
-// canonicalised first), as the CPU reference. Per-token: unnormalised fp32 (0.25 applied later).
+// The columnwise RHT of one block of 16 values in place; returns their amax bits. Per-tensor:
+// bf16(RHT16 * 0.25) (a NaN canonicalised first), as the CPU reference, folded on the packed bf16
+// pairs. Per-token: unnormalised fp32 (0.25 applied later).
 template <bool kPerToken>
-__device__ __forceinline__ void rht_block(float (&v)[kBlock], uint32_t sign_mask) {
+__device__ __forceinline__ uint32_t rht_block(float (&v)[kBlock], uint32_t sign_mask) {
   num::rht16_unnormalized(v, sign_mask);
-  if constexpr (!kPerToken) {
+  uint32_t bits = 0;
+  if constexpr (kPerToken) {
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+  } else {
 #pragma unroll
     for (int j = 0; j < kBlock; j += 2) {
-      v[j] = num::mul_rn(v[j], 0.25f);
-      v[j + 1] = num::mul_rn(v[j + 1], 0.25f);
-      round_pair_to_bf16(v[j], v[j + 1]);
+      const uint32_t w = bf16x2_bits(num::mul_rn(v[j], 0.25f), num::mul_rn(v[j + 1], 0.25f));
+      bits = fold_raw<Bf16>(bits, w);
+      unpack_bf16x2(w, v[j], v[j + 1]);
     }
+    bits = widen_folded<Bf16>(bits);
   }
+  return bits;
 }
 
 // A per-token columnwise amax as stored (SPEC §5): with RHT 0.25 * the max (canonical NaN).
@@ -254,6 +271,7 @@ struct Nvfp4Tile : TileThread<T> {
   // tile's rows and columns (once instead of once per lane). Call before a barrier.
   __device__ void prepare(const TileArgs& a, Smem& sm) const {
     if constexpr (kPerToken) {
+#pragma unroll 1
       for (int i = threadIdx.x; i < 2 * kTile; i += G::kThreads) {
         const bool row = i < kTile;
         const int64_t k = (row ? tr : tc) * kTile + i % kTile;
@@ -263,6 +281,7 @@ struct Nvfp4Tile : TileThread<T> {
         sm.outer[row ? 0 : 1][i % kTile] = make_float2(o.s_enc, o.s_enc6);
       }
     } else {
+#pragma unroll 1
       for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
         const bool row = i < kScaleCodes;
         const float* amax = row ? a.row_amax : a.col_amax;
@@ -351,18 +370,9 @@ struct Nvfp4Tile : TileThread<T> {
     if constexpr (kPerToken) o = staged_outer(sm, 1, tcol);
     float v[kBlock];
 #pragma unroll
-    for (int j = 0; j < kBlock; ++j) {
-      v[j] = word_element<T>(raw[j], h);
-      if constexpr (kRht) v[j] = __uint_as_float(__float_as_uint(v[j]) ^ (((a.sign_mask >> j) & 1u) << 31));
-    }
-    uint32_t bits = 0;
-    if constexpr (kRht) {
-      rht_block<kPerToken>(v, 0u);  // signs flipped above
-#pragma unroll
-      for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
-    } else {
-      bits = folded_column_bits<T>(acc, h);
-    }
+    for (int j = 0; j < kBlock; ++j)
+      v[j] = kRht ? word_element_flipped<T>(raw[j], h, ((a.sign_mask >> j) & 1u) << 31) : word_element<T>(raw[j], h);
+    const uint32_t bits = kRht ? rht_block<kPerToken>(v, 0u) : folded_column_bits<T>(acc, h);  // RHT signs flipped above
     float b = __uint_as_float(a.block_2d ? tile16 : bits);
     if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
     const uint32_t s = block_scale_code(b, o.s_enc6);
@@ -378,31 +388,45 @@ struct Nvfp4Tile : TileThread<T> {
     sm.col_scales[tcol][rg] = static_cast<uint8_t>(s);
   }
 
-  // After a barrier: the staged columnwise codes and both orientations' scale words.
+  // After a barrier: the staged columnwise codes and both orientations' scale words. A thread
+  // keeps one 16-row chunk and steps over tile columns (no per-store index arithmetic).
   __device__ void store_staged(const TileArgs& a, const Smem& sm) const {
     if (a.col_codes != nullptr) {
-      for (int i = threadIdx.x; i < kTile * kTileBlocks; i += G::kThreads) {
-        const int tcol = i / kTileBlocks, q = i % kTileBlocks;
-        const int64_t c = tc * kTile + tcol, r = tr * kTile + q * kBlock;
-        if (c < a.cols && r < a.rows)
-          *reinterpret_cast<uint2*>(a.col_codes + c * (a.rows / 2) + r / 2) =
-              sm.col_codes[tcol][q ^ ((tcol / V) % kTileBlocks)];
+      constexpr int kColStep = G::kThreads / kTileBlocks;
+      const int q = threadIdx.x % kTileBlocks, col = threadIdx.x / kTileBlocks;
+      const int64_t r = tr * kTile + q * kBlock, c = tc * kTile + col;
+      const int64_t col_bytes = a.rows / 2;
+      uint8_t* dst = a.col_codes + c * col_bytes + r / 2;
+      if (r < a.rows) {
+#pragma unroll
+        for (int k = 0; k < kTile / kColStep; ++k) {
+          const int tcol = col + k * kColStep;
+          if (c + k * kColStep < a.cols)
+            *reinterpret_cast<uint2*>(dst + k * kColStep * col_bytes) = sm.col_codes[tcol][q ^ ((tcol / V) % kTileBlocks)];
+        }
       }
       store_scale_words(a.col_scales, sm.col_scales, tc, tr, a.col_scale_cols, a.swizzled);
     }
     if (a.row_codes != nullptr) store_scale_words(a.row_scales, sm.row_scales, tr, tc, a.row_scale_cols, a.swizzled);
   }
 
-  // Staged scales [tile row][block] of tile (ti, tj) of an orientation -> 4-byte words.
+  // Staged scales [tile row][block] of tile (ti, tj) of an orientation -> 4-byte words (scale
+  // rows ti * 128 + row, columns j = tj * 8 + 4 w; see num::swizzled_offset).
   __device__ static void store_scale_words(uint8_t* dst, const uint8_t (&src)[kTile][kTileBlocks], int64_t ti,
                                            int64_t tj, int64_t padded_cols, bool swizzled) {
     constexpr int kWords = kTileBlocks / 4;
-    for (int i = threadIdx.x; i < kTile * kWords; i += G::kThreads) {
-      const int row = i / kWords, w = i % kWords;
-      const int64_t j = tj * kTileBlocks + w * 4;
-      if (j < padded_cols)
-        *reinterpret_cast<uint32_t*>(dst + scale_word_offset(ti * kTile + row, j, padded_cols, swizzled)) =
-            *reinterpret_cast<const uint32_t*>(&src[row][w * 4]);
+    const int w = threadIdx.x % kWords;
+    const int64_t j = tj * kTileBlocks + w * 4;
+    if (j >= padded_cols) return;
+    // Offset of row 0 of the tile; each row adds row * padded_cols, or swizzled 16 per row of a
+    // 32-row group and 4 per group.
+    const int64_t base = swizzled ? (ti * (padded_cols / 4) + j / 4) * 512 : ti * kTile * padded_cols + j;
+    constexpr int kRowStep = G::kThreads / kWords;
+#pragma unroll
+    for (int k = 0; k < kTile / kRowStep; ++k) {
+      const int row = threadIdx.x / kWords + k * kRowStep;
+      const int64_t off = swizzled ? base + (row % 32) * 16 + (row / 32) * 4 : base + row * padded_cols;
+      *reinterpret_cast<uint32_t*>(dst + off) = *reinterpret_cast<const uint32_t*>(&src[row][w * 4]);
     }
   }
 };

@@ -35,9 +35,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
     float v[kBlock];
 #pragma unroll
     for (int j = 0; j < kBlock; ++j) v[j] = element<T>(t.raw[j], e);
-    rht_block<false>(v, a.sign_mask);
-#pragma unroll
-    for (int j = 0; j < kBlock; ++j) acc = fold(acc, v[j]);
+    acc = max(acc, rht_block<false>(v, a.sign_mask));
   }
   acc = block_max(acc, scratch);
   if (threadIdx.x == 0) atomic_fold(out, acc);

@@ -62,9 +62,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
       float v[kBlock];
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) v[j] = element<T>(t.raw[j], e);
-      rht_block<true>(v, a.sign_mask);
-#pragma unroll
-      for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+      bits = rht_block<true>(v, a.sign_mask);
     } else {
       bits = folded_column_bits<T>(acc[e / kPerWord<T>], e % kPerWord<T>);
     }
