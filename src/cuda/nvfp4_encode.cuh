@@ -27,6 +27,22 @@ __device__ __forceinline__ uint32_t e2m1_rn_magnitude(float y) {
                       __float_as_uint(__fmaf_rn(a, 0.5f, kRoundMagic + 4.0f)));
 }
 
+// The same without the clamp, for |y| < 7 (no NaN): rint(a / 2) + 4 is still 7 up to 7.
+__device__ __forceinline__ uint32_t e2m1_rn_magnitude_unclamped(float y) {
+  const float a = fabsf(y);  // rides on the fma operands
+  return __vimin3_u32(__float_as_uint(__fmaf_rn(a, 2.0f, kRoundMagic)), __float_as_uint(__fadd_rn(a, kRoundMagic + 2.0f)),
+                      __float_as_uint(__fmaf_rn(a, 0.5f, kRoundMagic + 4.0f)));
+}
+
+// True when every |x * m| of a block is below 7, so RN may skip the clamp: an all-zero block, or
+// a normal scale (s >= 8) whose unrounded value v = b * s_enc / 6 is at most 480. Its block max
+// then lands within 6 * max(1 + 2^-4, 480 / 448) < 7 (the scale's rounding or saturation), and the
+// multiplier is finite. Subnormal scales, saturated ones (NaN and inf blocks among them) and SR
+// keep the clamp.
+__device__ __forceinline__ bool clamp_free(float block_amax, float s_enc6, uint32_t s) {
+  return (s >= 8u && __fmul_rn(block_amax, s_enc6) <= 480.0f) || block_amax == 0.0f;
+}
+
 // prmt.b32 with the sign-replicating selectors (bit 3 of a selector nibble) __byte_perm lacks.
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
   uint32_t d;
@@ -61,19 +77,20 @@ __device__ __forceinline__ uint32_t e2m1_code(uint32_t magnitude, float y) {
 }
 
 // Eight codes packed as the format stores them (element i in nibble i, sign in its bit 3) from
-// their biased magnitudes k and values y: byte permutes gather the even and the odd elements'
-// magnitudes and sign-replicated bytes, four logic ops merge them. 15 instructions instead of 4
-// per element (sign select, shift, or, shift-add).
+// their biased magnitudes k (kRoundMagicBits + code; k[4..7] may also be 0, code 0) and values y:
+// byte permutes gather the sign-replicated bytes of the even and the odd elements.
 __device__ __forceinline__ uint32_t pack_e2m1x8(const uint32_t (&k)[8], const float (&y)[8]) {
   const auto yb = [&](int i) { return __float_as_uint(y[i]); };
-  // Magnitudes: bytes [k0 k2 0 0] | [0 0 k4 k6] (byte 1 of a biased code is 0), odd likewise.
-  const uint32_t even = prmt(k[0], k[2], 0x1140u) | prmt(k[4], k[6], 0x4011u);
-  const uint32_t odd = prmt(k[1], k[3], 0x1140u) | prmt(k[5], k[7], 0x4011u);
-  const uint32_t mags = even | (odd << 4);
   // Signs: byte b of s01 is 0xFF / 0x00 by the sign of element 2b (bit 3 kept) or 2b + 1 (bit 7).
   const uint32_t s01 = (prmt(yb(0), yb(2), 0xFBFBu) & 0x08080808u) | (prmt(yb(1), yb(3), 0xFBFBu) & 0x80808080u);
   const uint32_t s23 = (prmt(yb(4), yb(6), 0xFBFBu) & 0x08080808u) | (prmt(yb(5), yb(7), 0xFBFBu) & 0x80808080u);
-  return mags | (s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u);
+  // Magnitudes by multiply-adds (FMA pipe; the ALU pipe bounds the encode): the biased codes'
+  // bias sums to a constant (its multiples by 16^i, i >= 3, vanish mod 2^32), removed in the add
+  // that merges the signs.
+  const uint32_t lo = (k[3] * 16u + k[2]) * 256u + (k[1] * 16u + k[0]);
+  const uint32_t hi = (k[7] * 16u + k[6]) * 256u + (k[5] * 16u + k[4]);
+  constexpr uint32_t kBias = kRoundMagicBits * 0x111u;
+  return hi * 65536u + lo - kBias + ((s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u));
 }
 
 // A pair rounded to bf16 (RNE) as one packed word, lo in the low half: equals num::f32_to_bf16 on

@@ -64,6 +64,8 @@ __global__ void count_mismatches(int mode, float one, unsigned long long* bad, u
       const uint8_t want = num::encode_e2m1(x);
       if (!code_ok(cu::e2m1_rn_magnitude(y), y, want, static_cast<int>(i & 7)))
         note_bad(bad, first, i, local);
+      else if (fabsf(y) < 7.0f && !code_ok(cu::e2m1_rn_magnitude_unclamped(y), y, want, static_cast<int>(i & 7)))
+        note_bad(bad, first, i, local);
     } else if (mode == 1) {
       const float x = num::float_of(static_cast<uint32_t>(i)), y = __fmul_rn(x, one);
       const uint32_t r = hash32(i) & 0xFFu;
