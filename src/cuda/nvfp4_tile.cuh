@@ -5,8 +5,8 @@
 // Lanes run along the columns (whole 128-byte lines per warp load). The encode stages the tile in
 // shared memory with asynchronous copies: the loads in flight hold no registers, and both passes
 // run as rolled loops over it (the unrolled kernel outgrew the instruction cache). Rowwise, the
-// 16/V lanes sharing a 16-element block exchange their partial amax by shuffle and each encodes
-// its own V elements. Columnwise, the thread's 16 rows of one column are exactly one block along
+// 16/V lanes that loaded a row's 16-element block split the 16 rows, and each encodes its rows'
+// blocks whole (one amax fold, one scale, one 8-byte store per block). Columnwise, the thread's 16 rows of one column are exactly one block along
 // M, so it encodes V column blocks alone, one 32-bit word of columns per step; their codes go
 // through shared memory (chunks XOR-swizzled by lane so the writes spread over the banks) and
 // leave as 8-byte stores of each column's 64 contiguous bytes. Block scales of both orientations
@@ -255,17 +255,27 @@ struct Nvfp4Tile : TileThread<T> {
     uint8_t row_scales[kTile][kTileBlocks];
   };
 
-  // Starts copying the thread's 16 vectors into sm.x; wait_loads() before reading them.
+  // The rowwise pass deals each 16-element block whole to one of the kLanesPerBlock lanes that
+  // hold it, kRowShare of their 16 rows each.
+  static constexpr int kRowShare = kBlock / G::kLanesPerBlock;
+
+  // Where vector c of tile row r sits in sm.x: XOR-swizzled by the row's share within its 16-row
+  // group, so the lanes of a rowwise block, which read one row each, hit different banks (the
+  // columnwise reads of one row stay a permutation of the lanes).
+  __device__ static int slot(int r, int c) { return c ^ ((r % kBlock) / kRowShare); }
+
+  // Starts copying the thread's 16 vectors into sm.x; wait_loads() and a barrier before reading.
   __device__ Nvfp4Tile(const TileArgs& a, int64_t tile, Smem& sm) : Base(a, tile) {
     const uint4* p = this->first_vector(a);
 #pragma unroll
-    for (int j = 0; j < kBlock; ++j, p += a.cols / V) copy_async16(&sm.x[rg * kBlock + j][cl], j < live_rows ? p : a.x, j < live_rows);
+    for (int j = 0; j < kBlock; ++j, p += a.cols / V)
+      copy_async16(&sm.x[rg * kBlock + j][slot(j, cl)], j < live_rows ? p : a.x, j < live_rows);
   }
 
-  // Makes this thread's copies visible to it (each thread reads only the vectors it copied).
   __device__ static void wait_loads() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
-  __device__ const uint4& vector(const Smem& sm, int j) const { return sm.x[rg * kBlock + j][cl]; }
+  // This thread's vector of its row j.
+  __device__ const uint4& vector(const Smem& sm, int j) const { return sm.x[rg * kBlock + j][slot(j, cl)]; }
 
   // 2D: amax of the 16 x 16 tile this thread's block belongs to.
   __device__ uint32_t tile16_amax(const Smem& sm) const {
@@ -306,44 +316,40 @@ struct Nvfp4Tile : TileThread<T> {
   }
 
   __device__ void encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
+    constexpr int L = G::kLanesPerBlock;
     OuterScale o{};
     if constexpr (!kPerToken) o = outer_scale<false>(*a.row_amax);
+    const int share = cl % L, bi = cl / L;  // its rows' share and its block of the tile row
+    const int row0 = rg * kBlock + share * kRowShare;
+    const int64_t c = tc * kTile + bi * kBlock;  // the block's first column
+    const int64_t rows_left = a.rows - (tr * kTile + row0);
     const int64_t blocks = a.cols / kBlock;
-    const int lane_in_block = cl % G::kLanesPerBlock;
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
-    uint4 own{};  // SR bits this lane drew for its row of the current group
     const int64_t code_stride = a.cols / 2;
-    uint8_t* dst = a.row_codes + r0 * code_stride + c0 / 2;
-    uint8_t* scale_dst = &sm.row_scales[rg * kBlock][cl / G::kLanesPerBlock];
-    uint4 cur = vector(sm, 0);
+    uint8_t* dst = a.row_codes + (tr * kTile + row0) * code_stride + c / 2;
 #pragma unroll 1
-    for (int j = 0; j < kBlock; ++j, dst += code_stride, scale_dst += kTileBlocks) {
-      const uint4 next = vector(sm, min(j + 1, kBlock - 1));
-      if constexpr (kPerToken) o = staged_outer(sm, 0, rg * kBlock + j);
-      const uint32_t b = a.block_2d ? tile16 : Base::block_lanes_max(widen_folded<T>(fold_raw<T>(0u, cur)));
+    for (int i = 0; i < kRowShare; ++i, dst += code_stride) {
+      const int row = row0 + i;
+      uint4 v[L];
+#pragma unroll
+      for (int q = 0; q < L; ++q) v[q] = sm.x[row][slot(row, bi * L + q)];
+      if constexpr (kPerToken) o = staged_outer(sm, 0, row);
+      uint32_t acc = 0;
+#pragma unroll
+      for (int q = 0; q < L; ++q) acc = fold_raw<T>(acc, v[q]);
+      const uint32_t b = a.block_2d ? tile16 : widen_folded<T>(acc);
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
       const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
       uint4 rnd{};
-      if constexpr (kSr) {
-        // The lanes of a block draw the bits of kLanesPerBlock consecutive rows, one row each,
-        // and pass them around: one Philox per row block instead of one per lane.
-        if (j % G::kLanesPerBlock == 0)
-          own = num::sr_block_bits(seed, offset,
-                                   a.sr_base + static_cast<uint64_t>((r0 + j + lane_in_block) * blocks + c0 / kBlock), false);
-        const int src_lane = static_cast<int>(threadIdx.x & 31) - lane_in_block + j % G::kLanesPerBlock;
-        rnd = make_uint4(__shfl_sync(0xFFFFFFFFu, own.x, src_lane), __shfl_sync(0xFFFFFFFFu, own.y, src_lane),
-                         __shfl_sync(0xFFFFFFFFu, own.z, src_lane), __shfl_sync(0xFFFFFFFFu, own.w, src_lane));
-      }
+      if constexpr (kSr)
+        rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((tr * kTile + row) * blocks + c / kBlock), false);
       const bool unclamped = !kPerToken && clamp_free(__uint_as_float(b), o.s_enc6, s);
-      uint32_t packed = encode_values<kSr, V>(m, rnd, lane_in_block * V, unclamped, [&](int e) { return element<T>(cur, e); });
-      if (kPerToken && m == 0.0f) packed = 0;
-      if (j < live_rows) {
-        if constexpr (V == 8) *reinterpret_cast<uint32_t*>(dst) = packed;
-        else *reinterpret_cast<uint16_t*>(dst) = static_cast<uint16_t>(packed);
-      }
-      if (lane_in_block == 0) *scale_dst = static_cast<uint8_t>(s);
-      cur = next;
+      uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, unclamped, [&](int e) { return element<T>(v[e / V], e % V); });
+      uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, unclamped, [&](int e) { return element<T>(v[(e + 8) / V], (e + 8) % V); });
+      if (kPerToken && m == 0.0f) lo = hi = 0;
+      if (i < rows_left && c < a.cols) *reinterpret_cast<uint2*>(dst) = make_uint2(lo, hi);
+      sm.row_scales[row][bi] = static_cast<uint8_t>(s);
     }
   }
 
@@ -355,7 +361,10 @@ struct Nvfp4Tile : TileThread<T> {
     const int64_t blocks = a.rows / kBlock;  // rows % 16 == 0 when columnwise is produced
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
-    const uint32_t* words = reinterpret_cast<const uint32_t*>(&vector(sm, 0));
+    // Row j's vector sits at slot(j, cl): one base per row share.
+    const uint32_t* words[G::kLanesPerBlock];
+#pragma unroll
+    for (int q = 0; q < G::kLanesPerBlock; ++q) words[q] = reinterpret_cast<const uint32_t*>(&vector(sm, q * kRowShare));
     constexpr int kRowWords = G::kColLanes * 4;
     const int first = (threadIdx.x >> 3) & 3;
 #pragma unroll 1
@@ -365,7 +374,7 @@ struct Nvfp4Tile : TileThread<T> {
       uint32_t acc = 0;
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) {
-        raw[j] = words[j * kRowWords + w];
+        raw[j] = words[j / kRowShare][(j % kRowShare) * kRowWords + w];
         if constexpr (!kRht) acc = fold_raw<T>(acc, raw[j]);
       }
 #pragma unroll
