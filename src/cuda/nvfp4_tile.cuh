@@ -264,12 +264,19 @@ struct Nvfp4Tile : TileThread<T> {
   // columnwise reads of one row stay a permutation of the lanes).
   __device__ static int slot(int r, int c) { return c ^ ((r % kBlock) / kRowShare); }
 
+  // Per-tensor: the outer scale of each orientation (zero amax when not produced), derived once.
+  OuterScale row_outer{}, col_outer{};
+
   // Starts copying the thread's 16 vectors into sm.x; wait_loads() and a barrier before reading.
   __device__ Nvfp4Tile(const TileArgs& a, int64_t tile, Smem& sm) : Base(a, tile) {
     const uint4* p = this->first_vector(a);
 #pragma unroll
     for (int j = 0; j < kBlock; ++j, p += a.cols / V)
       copy_async16(&sm.x[rg * kBlock + j][slot(j, cl)], j < live_rows ? p : a.x, j < live_rows);
+    if constexpr (!kPerToken) {
+      row_outer = outer_scale<false>(a.row_codes != nullptr ? *a.row_amax : 0.0f);
+      col_outer = outer_scale<false>(a.col_codes != nullptr ? *a.col_amax : 0.0f);
+    }
   }
 
   __device__ static void wait_loads() { asm volatile("cp.async.wait_all;" ::: "memory"); }
@@ -303,9 +310,8 @@ struct Nvfp4Tile : TileThread<T> {
 #pragma unroll 1
       for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
         const bool row = i < kScaleCodes;
-        const float* amax = row ? a.row_amax : a.col_amax;
-        const bool wanted = (row ? a.row_codes : a.col_codes) != nullptr;
-        sm.mult[row ? 0 : 1][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, outer_scale<false>(wanted ? *amax : 0.0f));
+        const OuterScale o{0.0f, 0.0f, row ? row_outer.s_dec : col_outer.s_dec};  // (a select of structs spills)
+        sm.mult[row ? 0 : 1][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, o);
       }
     }
   }
@@ -317,8 +323,7 @@ struct Nvfp4Tile : TileThread<T> {
 
   __device__ void encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
     constexpr int L = G::kLanesPerBlock;
-    OuterScale o{};
-    if constexpr (!kPerToken) o = outer_scale<false>(*a.row_amax);
+    OuterScale o = row_outer;
     const int share = cl % L, bi = cl / L;  // its rows' share and its block of the tile row
     const int row0 = rg * kBlock + share * kRowShare;
     const int64_t c = tc * kTile + bi * kBlock;  // the block's first column
@@ -356,8 +361,6 @@ struct Nvfp4Tile : TileThread<T> {
   // One 32-bit word of columns per step, rolled. Lanes whose words share a bank start at
   // different words, so the 16 row reads of a step are conflict-free.
   __device__ void encode_cols(const TileArgs& a, Smem& sm, uint32_t tile16) const {
-    OuterScale o{};
-    if constexpr (!kPerToken) o = outer_scale<false>(*a.col_amax);
     const int64_t blocks = a.rows / kBlock;  // rows % 16 == 0 when columnwise is produced
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
@@ -378,15 +381,15 @@ struct Nvfp4Tile : TileThread<T> {
         if constexpr (!kRht) acc = fold_raw<T>(acc, raw[j]);
       }
 #pragma unroll
-      for (int h = 0; h < kPerWord<T>; ++h) encode_col(a, sm, tile16, o, blocks, seed, offset, raw, acc, w * kPerWord<T> + h, h);
+      for (int h = 0; h < kPerWord<T>; ++h) encode_col(a, sm, tile16, blocks, seed, offset, raw, acc, w * kPerWord<T> + h, h);
     }
   }
 
   // Column e of the thread's vector (element h of its word) from the raw words of its 16 rows.
-  __device__ void encode_col(const TileArgs& a, Smem& sm, uint32_t tile16, OuterScale o, int64_t blocks, uint64_t seed,
-                             uint64_t offset, const uint32_t (&raw)[kBlock], uint32_t acc, int e, int h) const {
+  __device__ void encode_col(const TileArgs& a, Smem& sm, uint32_t tile16, int64_t blocks, uint64_t seed, uint64_t offset,
+                             const uint32_t (&raw)[kBlock], uint32_t acc, int e, int h) const {
     const int tcol = cl * V + e;
-    if constexpr (kPerToken) o = staged_outer(sm, 1, tcol);
+    const OuterScale o = kPerToken ? staged_outer(sm, 1, tcol) : col_outer;
     float v[kBlock];
 #pragma unroll
     for (int j = 0; j < kBlock; ++j)
