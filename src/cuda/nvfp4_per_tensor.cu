@@ -6,11 +6,10 @@
 namespace lowp::cuda {
 namespace {
 
-// A_col from A_row: a copy, or with RHT estimation A_row * factor (a NaN product canonicalised).
-// One thread; may run in place (A_row left in the columnwise amax when rowwise is not produced).
+// nvfp4::derived_col_amax in one thread; may run in place (A_row left in the columnwise amax
+// when rowwise is not produced).
 __global__ void derive_col_amax_kernel(const float* a_row, float* a_col, float factor, bool estimate) {
-  const float v = *a_row;
-  *a_col = estimate ? num::canonical_nan(num::mul_rn(v, factor)) : v;
+  *a_col = nvfp4::derived_col_amax(*a_row, estimate, factor);
 }
 
 nvfp4::TileArgs tile_args(const Nvfp4QuantizeArgs& a) {
@@ -23,7 +22,7 @@ nvfp4::TileArgs tile_args(const Nvfp4QuantizeArgs& a) {
 
 lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream) {
   const cudaStream_t st = as_stream(stream);
-  const nvfp4::TileArgs t = tile_args(a);
+  nvfp4::TileArgs t = tile_args(a);
   const bool want_row = a.row.codes != nullptr, want_col = a.col.codes != nullptr;
   if (!a.amax_given) {
     const bool exact_rht = want_col && a.rht && !a.amax_estimation;
@@ -32,8 +31,16 @@ lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream) {
     if (exact_rht) {
       LOWP_TRY(nvfp4::rht_amax(t, a.x.dtype, a.col.amax, st));
     } else if (want_col && (a.rht || want_row)) {
-      derive_col_amax_kernel<<<1, 1, 0, st>>>(a_row, a.col.amax, a.amax_estimation_factor, a.rht);
-      LOWP_TRY(check_launch("nvfp4 derive columnwise amax"));
+      // The tile encode derives A_col itself (one launch less) when A_row has its own buffer and
+      // the encode launches at least one block.
+      if (want_row && a.x.rows > 0 && a.x.cols > 0 && nvfp4::tile_path_ok(t, dtype_bytes(a.x.dtype))) {
+        t.col_amax_from_row = true;
+        t.col_amax_estimate = a.rht;
+        t.col_amax_factor = a.amax_estimation_factor;
+      } else {
+        derive_col_amax_kernel<<<1, 1, 0, st>>>(a_row, a.col.amax, a.amax_estimation_factor, a.rht);
+        LOWP_TRY(check_launch("nvfp4 derive columnwise amax"));
+      }
     }
   }
   return nvfp4::encode(t, {a.x.dtype, false, a.rht, a.stochastic_rounding}, st);

@@ -45,7 +45,16 @@ struct TileArgs {
   const uint64_t* rng_state;  // {seed, offset}; stochastic rounding only
   uint64_t sr_base;           // SR index of this matrix's block 0 (a group member's offset)
   int64_t col_tiles;
+  // Per-tensor: A_col derived from A_row by the encode itself (block 0 stores it) instead of read.
+  bool col_amax_from_row;
+  bool col_amax_estimate;  // A_row * col_amax_factor (else a copy)
+  float col_amax_factor;
 };
+
+// A_col from A_row: a copy, or with RHT estimation A_row * factor (a NaN product canonicalised).
+__host__ __device__ inline float derived_col_amax(float a_row, bool estimate, float factor) {
+  return estimate ? num::canonical_nan(num::mul_rn(a_row, factor)) : a_row;
+}
 
 template <typename T>
 struct Geometry {
@@ -275,8 +284,16 @@ struct Nvfp4Tile : TileThread<T> {
       copy_async16(&sm.x[rg * kBlock + j][slot(j, cl)], j < live_rows ? p : a.x, j < live_rows);
     if constexpr (!kPerToken) {
       row_outer = outer_scale<false>(a.row_codes != nullptr ? *a.row_amax : 0.0f);
-      col_outer = outer_scale<false>(a.col_codes != nullptr ? *a.col_amax : 0.0f);
+      col_outer = outer_scale<false>(a.col_codes != nullptr ? col_amax(a) : 0.0f);
     }
+  }
+
+  // Per-tensor A_col (derived: every block computes it, block 0 also stores it).
+  __device__ static float col_amax(const TileArgs& a) {
+    if (!a.col_amax_from_row) return *a.col_amax;
+    const float v = derived_col_amax(*a.row_amax, a.col_amax_estimate, a.col_amax_factor);
+    if (blockIdx.x == 0 && threadIdx.x == 0) *a.col_amax = v;
+    return v;
   }
 
   __device__ static void wait_loads() { asm volatile("cp.async.wait_all;" ::: "memory"); }
