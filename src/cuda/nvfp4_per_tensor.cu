@@ -31,9 +31,11 @@ lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream) {
     if (exact_rht) {
       LOWP_TRY(nvfp4::rht_amax(t, a.x.dtype, a.col.amax, st));
     } else if (want_col && (a.rht || want_row)) {
-      // The tile encode derives A_col itself (one launch less) when A_row has its own buffer and
-      // the encode launches at least one block.
-      if (want_row && a.x.rows > 0 && a.x.cols > 0 && nvfp4::tile_path_ok(t, dtype_bytes(a.x.dtype))) {
+      // The tile encode derives A_col itself (one launch less) when A_row has a buffer of its own
+      // (block 0 stores A_col while every block reads A_row) and the encode launches a block.
+      const bool fuse = want_row && a.row.amax != a.col.amax && a.x.rows > 0 && a.x.cols > 0 &&
+                        nvfp4::tile_path_ok(t, dtype_bytes(a.x.dtype));
+      if (fuse) {
         t.col_amax_from_row = true;
         t.col_amax_estimate = a.rht;
         t.col_amax_factor = a.amax_estimation_factor;
