@@ -221,6 +221,25 @@ inline std::string jnum(double v) {
   return b;
 }
 
+// A JSON array's items for a list of strings: "a", "b" (the brackets are the caller's).
+inline void write_json_strings(FILE* f, const std::vector<std::string>& items) {
+  for (size_t i = 0; i < items.size(); ++i) std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(items[i]).c_str());
+}
+
+// Ends a bench's JSON (its last field written up to the comma and newline) with the warnings.
+inline void close_json_with_warnings(FILE* f, const RunInfo& run) {
+  std::fprintf(f, "  \"warnings\": [");
+  write_json_strings(f, run.warnings);
+  std::fprintf(f, "]\n}\n");
+  std::fclose(f);
+}
+
+// The run's numbered notes (capture failures) and warnings under its table.
+inline void print_notes_and_warnings(const RunInfo& run) {
+  for (size_t i = 0; i < run.notes.size(); ++i) std::printf("[%zu] %s\n", i + 1, run.notes[i].c_str());
+  for (const std::string& w : run.warnings) std::printf("WARNING: %s\n", w.c_str());
+}
+
 // Opens run.json_path and writes the fields every benchmark's JSON starts with (up to the
 // copy bandwidth). Returns nullptr (after a message) when there is no path or it cannot be written.
 inline FILE* open_json_with_header(const RunInfo& run, bool complete) {

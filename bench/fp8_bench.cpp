@@ -95,11 +95,8 @@ void write_json(bool complete) {
                  jnum(gbps_of(r.floor_bytes, r.graph.median_ms)).c_str(), jnum(gbps).c_str(),
                  from_eager ? "eager" : "graph", jnum(gbps / cbw).c_str());
   }
-  std::fprintf(f, "\n  ],\n  \"warnings\": [");
-  for (size_t i = 0; i < g_run.warnings.size(); ++i)
-    std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(g_run.warnings[i]).c_str());
-  std::fprintf(f, "]\n}\n");
-  std::fclose(f);
+  std::fprintf(f, "\n  ],\n");
+  close_json_with_warnings(f, g_run);
 }
 
 void print_table() {
@@ -129,9 +126,7 @@ void print_table() {
                 static_cast<long long>(r.m), static_cast<long long>(r.k), r.eager.median_ms,
                 graph_cell, gbps, from_eager ? "*" : " ", gbps / cbw);
   }
-  for (size_t i = 0; i < g_run.notes.size(); ++i)
-    std::printf("[%zu] %s\n", i + 1, g_run.notes[i].c_str());
-  for (const std::string& w : g_run.warnings) std::printf("WARNING: %s\n", w.c_str());
+  print_notes_and_warnings(g_run);
   std::fflush(stdout);
 }
 

@@ -193,12 +193,9 @@ void write_json(bool complete) {
                  jnum(nl_eager == frac_eager ? nl_ms / gms : NAN).c_str(), jnum(gbps).c_str(),
                  frac_eager ? "eager" : "graph", jnum(gbps / cbw).c_str());
   }
-  std::fprintf(f, "\n  ],\n  \"spot_check\": \"%s\",\n  \"key\": \"%s\",\n  \"warnings\": [",
+  std::fprintf(f, "\n  ],\n  \"spot_check\": \"%s\",\n  \"key\": \"%s\",\n",
                json_escape(g_run.spot_check).c_str(), json_escape(key_text()).c_str());
-  for (size_t i = 0; i < g_run.warnings.size(); ++i)
-    std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(g_run.warnings[i]).c_str());
-  std::fprintf(f, "]\n}\n");
-  std::fclose(f);
+  close_json_with_warnings(f, g_run);
 }
 
 std::string cell(const Stats& s, const Timing& t, bool graph) {
@@ -241,9 +238,7 @@ void print_table() {
                 cell(r.t[kNLaunch].graph, r.t[kNLaunch], true).c_str(), ratio,
                 ratio_eager ? "*" : " ", gbps / cbw, frac_eager ? "*" : " ");
   }
-  for (size_t i = 0; i < g_run.notes.size(); ++i)
-    std::printf("[%zu] %s\n", i + 1, g_run.notes[i].c_str());
-  for (const std::string& w : g_run.warnings) std::printf("WARNING: %s\n", w.c_str());
+  print_notes_and_warnings(g_run);
   std::printf("KEY: %s\n", key_text().c_str());
   std::fflush(stdout);
 }

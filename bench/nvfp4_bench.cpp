@@ -51,11 +51,8 @@ void write_json(bool complete) {
   std::fprintf(f, "  \"rows\": [");
   for (size_t i = 0; i < g_run.rows.size(); ++i)
     std::fprintf(f, "%s\n    {%s}", i == 0 ? "" : ",", json_op_fields(g_run.rows[i], g_run.copy_gbps()).c_str());
-  std::fprintf(f, "\n  ],\n  \"warnings\": [");
-  for (size_t i = 0; i < g_run.warnings.size(); ++i)
-    std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(g_run.warnings[i]).c_str());
-  std::fprintf(f, "]\n}\n");
-  std::fclose(f);
+  std::fprintf(f, "\n  ],\n");
+  close_json_with_warnings(f, g_run);
 }
 
 // The time of op `name` at (m, k), graph when it captured; NaN when absent.
@@ -85,7 +82,7 @@ void print_table() {
       std::printf("estimation saves %.1f%% of the RHT pipeline at %lldx%lld (%.4f -> %.4f ms)\n", 100.0 * (1.0 - es / ex),
                   static_cast<long long>(m), static_cast<long long>(k), ex, es);
   }
-  for (const std::string& w : g_run.warnings) std::printf("WARNING: %s\n", w.c_str());
+  print_notes_and_warnings(g_run);
   std::fflush(stdout);
 }
 

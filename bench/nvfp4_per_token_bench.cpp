@@ -161,14 +161,10 @@ void write_json(bool complete, const std::string& key) {
                  jnum(s.g8).c_str(), jnum(s.g64).c_str(), s.star ? "true" : "false");
   }
   std::fprintf(f, "\n  ],\n  \"notes\": [");
-  for (size_t i = 0; i < g_run.notes.size(); ++i)
-    std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(g_run.notes[i]).c_str());
-  std::fprintf(f, "],\n  \"key\": \"%s\",\n  \"error\": \"%s\",\n  \"warnings\": [", json_escape(key).c_str(),
+  write_json_strings(f, g_run.notes);
+  std::fprintf(f, "],\n  \"key\": \"%s\",\n  \"error\": \"%s\",\n", json_escape(key).c_str(),
                json_escape(g_fatal_msg).c_str());
-  for (size_t i = 0; i < g_run.warnings.size(); ++i)
-    std::fprintf(f, "%s\"%s\"", i == 0 ? "" : ", ", json_escape(g_run.warnings[i]).c_str());
-  std::fprintf(f, "]\n}\n");
-  std::fclose(f);
+  close_json_with_warnings(f, g_run);
 }
 
 // A time in a 9-wide column; "-" when absent.
@@ -210,8 +206,7 @@ void print_table() {
                 cell(s.tensor).c_str(), s.tensor / s.token, s.token_frac, s.k2_frac, cell(s.fused).c_str(),
                 cell(s.sep).c_str(), s.g8, s.g64, s.star ? " *" : "");
   }
-  for (size_t i = 0; i < g_run.notes.size(); ++i) std::printf("[%zu] %s\n", i + 1, g_run.notes[i].c_str());
-  for (const std::string& w : g_run.warnings) std::printf("WARNING: %s\n", w.c_str());
+  print_notes_and_warnings(g_run);
   std::fflush(stdout);
 }
 

@@ -294,32 +294,21 @@ EOF
   return "$rc"
 }
 
-step_bench_nvfp4() {
-  local bin="$BUILD_DIR/bench/lowp_bench_nvfp4" rc args=()
+# run_json_bench NAME ARGS: build/bench/NAME ARGS --json OUTDIR/<NAME without lowp_>.json; the
+# bench prints its own KEY line last (on an error "KEY: FAILED during <op>: <message>", exit 1).
+run_json_bench() {
+  local bin="$BUILD_DIR/bench/$1" json="$OUTDIR/${1#lowp_}.json" args=()
   if [[ ! -x "$bin" ]]; then
     echo "KEY: $bin not built"
     return 1
   fi
-  read -r -a args <<<"${LOWP_NBENCH_ARGS:---quick}"
-  echo "+ $bin ${args[*]} --json $OUTDIR/bench_nvfp4.json"
-  "$bin" "${args[@]}" --json "$OUTDIR/bench_nvfp4.json" 2>&1  # prints its own KEY line last
-  rc=$?
-  return "$rc"
+  read -r -a args <<<"$2"
+  echo "+ $bin ${args[*]} --json $json"
+  "$bin" "${args[@]}" --json "$json" 2>&1
 }
 
-step_bench_pt() {
-  local bin="$BUILD_DIR/bench/lowp_bench_nvfp4_per_token" rc args=()
-  if [[ ! -x "$bin" ]]; then
-    echo "KEY: $bin not built"
-    return 1
-  fi
-  read -r -a args <<<"${LOWP_PTBENCH_ARGS:---quick}"
-  echo "+ $bin ${args[*]} --json $OUTDIR/bench_nvfp4_per_token.json"
-  # Prints its own KEY line last (on an error: "KEY: FAILED during <op>: <message>", exit 1).
-  "$bin" "${args[@]}" --json "$OUTDIR/bench_nvfp4_per_token.json" 2>&1
-  rc=$?
-  return "$rc"
-}
+step_bench_nvfp4() { run_json_bench lowp_bench_nvfp4 "${LOWP_NBENCH_ARGS:---quick}"; }
+step_bench_pt() { run_json_bench lowp_bench_nvfp4_per_token "${LOWP_PTBENCH_ARGS:---quick}"; }
 
 run_step() {  # inside the step process
   case "$1" in

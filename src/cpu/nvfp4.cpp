@@ -108,7 +108,7 @@ lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a) {
     if (want_row || (want_col && !exact_rht)) amax(a.x, &row_amax);
     if (want_col) {
       if (!a.rht) col_amax = row_amax;
-      else if (a.amax_estimation) col_amax = num::canonical_nan(num::mul_rn(row_amax, a.amax_estimation_factor));
+      else if (a.amax_estimation) col_amax = num::nvfp4_estimated_col_amax(row_amax, a.amax_estimation_factor);
       else col_amax = columnwise_rht_amax(a);
     }
     if (want_row) *a.row.amax = row_amax;

@@ -274,14 +274,13 @@ struct Nvfp4Tile : TileThread<T> {
     const int w = threadIdx.x % kWords;
     const int64_t j = tj * kTileBlocks + w * 4;
     if (j >= padded_cols) return;
-    // Offset of row 0 of the tile; each row adds row * padded_cols, or swizzled 16 per row of a
-    // 32-row group and 4 per group.
-    const int64_t base = swizzled ? (ti * (padded_cols / 4) + j / 4) * 512 : ti * kTile * padded_cols + j;
+    // Offset of row 0 of the tile (a 128-row tile is one swizzled unit row); rows add their own.
+    const int64_t base = swizzled ? num::swizzled_unit_offset(ti, j / 4, padded_cols) : ti * kTile * padded_cols + j;
     constexpr int kRowStep = G::kThreads / kWords;
 #pragma unroll
     for (int k = 0; k < kTile / kRowStep; ++k) {
       const int row = threadIdx.x / kWords + k * kRowStep;
-      const int64_t off = swizzled ? base + (row % 32) * 16 + (row / 32) * 4 : base + row * padded_cols;
+      const int64_t off = base + (swizzled ? num::swizzled_row_offset(row) : row * padded_cols);
       *reinterpret_cast<uint32_t*>(dst + off) = *reinterpret_cast<const uint32_t*>(&src[row][w * 4]);
     }
   }

@@ -38,9 +38,9 @@ struct TileArgs {
   float col_amax_factor;
 };
 
-// A_col from A_row: a copy, or with RHT estimation A_row * factor (a NaN product canonicalised).
+// A_col from A_row: a copy, or with RHT the estimate.
 __host__ __device__ inline float derived_col_amax(float a_row, bool estimate, float factor) {
-  return estimate ? num::canonical_nan(num::mul_rn(a_row, factor)) : a_row;
+  return estimate ? num::nvfp4_estimated_col_amax(a_row, factor) : a_row;
 }
 
 template <typename T>
@@ -101,7 +101,7 @@ struct OuterScale {
 template <bool kPerToken>
 __device__ __forceinline__ OuterScale outer_scale(float amax) {
   const float s_enc = kPerToken ? num::nvfp4_encode_scale_per_token(amax) : num::nvfp4_encode_scale(amax);
-  return {s_enc, num::mul_rn(s_enc, num::kOneSixth), kPerToken ? 0.0f : num::div_rn(1.0f, s_enc)};
+  return {s_enc, num::nvfp4_block_scale_factor(s_enc), kPerToken ? 0.0f : num::nvfp4_decode_factor(s_enc)};
 }
 
 // Element multiplier of a block with scale code s (per-tensor: never 0; per-token: 0 when the
@@ -109,8 +109,8 @@ __device__ __forceinline__ OuterScale outer_scale(float amax) {
 template <bool kPerToken>
 __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
   const float fs = decode_ue4m3(s);
-  if constexpr (kPerToken) return fs == 0.0f ? 0.0f : num::div_rn(o.s_enc, fs);
-  else return fminf(num::div_rn(1.0f, num::mul_rn(fs, o.s_dec)), num::kFltMax);
+  if constexpr (kPerToken) return num::nvfp4_multiplier_per_token_of(fs, o.s_enc);
+  else return num::nvfp4_multiplier_per_tensor_of(fs, o.s_dec);
 }
 
 // The columnwise RHT of one block of 16 values in place; returns their amax bits. Per-tensor:

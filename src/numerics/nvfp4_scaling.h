@@ -23,23 +23,32 @@ LOWP_HD float nvfp4_encode_scale_per_token(float amax) {
   return nvfp4_encode_scale(nvfp4_per_token_amax(amax));
 }
 
+// Amax estimation (SPEC §4): the columnwise post-RHT amax estimated as A_row * factor, a NaN
+// product canonicalised.
+LOWP_HD float nvfp4_estimated_col_amax(float row_amax, float factor) { return canonical_nan(mul_rn(row_amax, factor)); }
+
+// S_enc * (1/6), the factor of a block amax before its E4M3 rounding.
+LOWP_HD float nvfp4_block_scale_factor(float s_enc) { return mul_rn(s_enc, kOneSixth); }
+
 // UE4M3 block decode scale for block amax b: E4M3(min(b * (S_enc * (1/6)), FLT_MAX)).
 LOWP_HD uint8_t nvfp4_block_scale(float block_amax, float s_enc) {
-  const float v = fmin_num(mul_rn(block_amax, mul_rn(s_enc, kOneSixth)), kFltMax);
+  const float v = fmin_num(mul_rn(block_amax, nvfp4_block_scale_factor(s_enc)), kFltMax);
   return encode_e4m3(v);
 }
 
-// Element multiplier, per-tensor variant: min(1 / (float(s) * (1 / S_enc)), FLT_MAX).
-LOWP_HD float nvfp4_multiplier_per_tensor(uint8_t s, float s_enc) {
-  const float s_dec = div_rn(1.0f, s_enc);
-  return fmin_num(div_rn(1.0f, mul_rn(decode_e4m3(s), s_dec)), kFltMax);
-}
+// 1 / S_enc, the per-tensor decode factor of the multiplier.
+LOWP_HD float nvfp4_decode_factor(float s_enc) { return div_rn(1.0f, s_enc); }
 
-// Element multiplier, per-token variant: 0 when the block scale decodes to 0, else S_enc / float(s).
-LOWP_HD float nvfp4_multiplier_per_token(uint8_t s, float s_enc) {
-  const float fs = decode_e4m3(s);
-  return fs == 0.0f ? 0.0f : div_rn(s_enc, fs);
+// The element multipliers from fs = float(s), the decoded block scale (the CUDA encode decodes s
+// its own way and hoists 1 / S_enc). Per-tensor: min(1 / (fs * (1 / S_enc)), FLT_MAX). Per-token:
+// 0 when fs is 0, else S_enc / fs.
+LOWP_HD float nvfp4_multiplier_per_tensor_of(float fs, float s_dec) { return fmin_num(div_rn(1.0f, mul_rn(fs, s_dec)), kFltMax); }
+LOWP_HD float nvfp4_multiplier_per_token_of(float fs, float s_enc) { return fs == 0.0f ? 0.0f : div_rn(s_enc, fs); }
+
+LOWP_HD float nvfp4_multiplier_per_tensor(uint8_t s, float s_enc) {
+  return nvfp4_multiplier_per_tensor_of(decode_e4m3(s), nvfp4_decode_factor(s_enc));
 }
+LOWP_HD float nvfp4_multiplier_per_token(uint8_t s, float s_enc) { return nvfp4_multiplier_per_token_of(decode_e4m3(s), s_enc); }
 
 // Per-token: a block whose scale decodes to 0 (negligible next to its row's amax) writes codes 0,
 // positive zero, whatever the signs (SPEC §5; m = 0 would otherwise give -0.0 -> code 8).

@@ -11,9 +11,17 @@ LOWP_HD int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 LOWP_HD int64_t scale_rows_padded(int64_t rows) { return round_up(rows, 128); }
 LOWP_HD int64_t scale_cols_padded(int64_t blocks) { return round_up(blocks, 4); }
 
-// Byte offset of compact entry (i, j) in the swizzled layout, C = padded compact columns.
+// The swizzled layout in parts: 512-byte units of 128 rows x 4 columns, unit (i / 128, j / 4) at
+// ((i / 128) * (C / 4) + j / 4) * 512, C = padded compact columns; row r = i % 128 of a unit at
+// (r % 32) * 16 + (r / 32) * 4, column j % 4 next to it.
+LOWP_HD int64_t swizzled_unit_offset(int64_t i128, int64_t j4, int64_t padded_cols) {
+  return (i128 * (padded_cols / 4) + j4) * 512;
+}
+LOWP_HD int64_t swizzled_row_offset(int64_t r) { return (r % 32) * 16 + (r / 32) * 4; }
+
+// Byte offset of compact entry (i, j) in the swizzled layout.
 LOWP_HD int64_t swizzled_offset(int64_t i, int64_t j, int64_t padded_cols) {
-  return ((i / 128) * (padded_cols / 4) + j / 4) * 512 + (i % 32) * 16 + ((i % 128) / 32) * 4 + (j % 4);
+  return swizzled_unit_offset(i / 128, j / 4, padded_cols) + swizzled_row_offset(i % 128) + (j % 4);
 }
 
 }  // namespace lowp::num
