@@ -431,8 +431,8 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * columnwise copy, or members running past R; members that end short of R report the last one).
  * workspace: lowp_grouped_workspace_size(N) bytes, 8-byte aligned, in device memory for the CUDA
  * backend; the CPU backend needs none (NULL, 0 is fine).
- * CUDA: the same few launches for any N (a prep kernel that checks the layout on the device, the
- * amax zeroing, one K1 and one K2 launch over all members) when x is 16-byte aligned, the codes 8-byte
+ * CUDA: the same launches for any N (a prep kernel that checks the layout on the device and
+ * zeroes the amaxes, one K1 and one K2 launch over all members) when x is 16-byte aligned, the codes 8-byte
  * and the scale arrays 4-byte aligned (any cudaMalloc'd buffers are). Other alignments give the
  * same bytes member by member with host member_rows, and LOWP_ERROR_UNSUPPORTED (nothing
  * written) with device member_rows. lowp_nvfp4_grouped_amax likewise needs x aligned and

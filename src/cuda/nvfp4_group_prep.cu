@@ -1,8 +1,9 @@
 // Device-side set-up of a grouped NVFP4 per-token call: the member map in the workspace (host
-// member_rows are copied there first), checked with the host's rules (group_layout_rules.h) by a
-// one-block prep kernel, so device member_rows need no host sync and the call stays
-// graph-capturable. A bad layout leaves its status and zero live tiles: every later kernel of
-// the call exits without writing.
+// member_rows are copied there first), checked with the host's rules (group_layout_rules.h), and
+// the zeroing of the amax arrays K1 folds into, all in one launch, so device member_rows need no
+// host sync and the call stays graph-capturable. A bad layout leaves its status and zero live
+// tiles, and nothing zeroed: every later kernel of the call exits without writing.
+#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
@@ -26,10 +27,10 @@ __device__ __forceinline__ unsigned long long ceil_div(int64_t m, int64_t d) {
   return m > 0 ? static_cast<unsigned long long>((m + d - 1) / d) : 0ull;
 }
 
-// Sums run in unsigned arithmetic: after a bad member they may wrap, but only the first bad
-// member is reported and every prefix before it is a valid partial sum (<= total).
-__global__ void __launch_bounds__(kPrepThreads)
-    group_prep_kernel(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
+// Block 0: the member map and the status. Sums run in unsigned arithmetic: after a bad member
+// they may wrap, but only the first bad member is reported and every prefix before it is a valid
+// partial sum (<= total).
+__device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
   using Scan = cub::BlockScan<unsigned long long, kPrepThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ unsigned long long carry[3];
@@ -74,9 +75,53 @@ __global__ void __launch_bounds__(kPrepThreads)
   ws[1] = bad == ULLONG_MAX ? static_cast<int64_t>(carry[1]) : 0;
 }
 
-__global__ void zero_if_valid_kernel(const int64_t* status, float* p, int64_t n) {
-  if (*status != 0) return;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) p[i] = 0.0f;
+// The group's validity as block 0 finds it, by a reduction: with every member's rows >= 0 (and
+// % 16 == 0 when asked) the prefixes grow, so "each member ends inside total" and "the last
+// ends at total" together say the rows sum to total. The sum saturates at total + 1.
+__device__ bool layout_valid(const int64_t* rows, int64_t n, int64_t total, bool rows16) {
+  using Reduce = cub::BlockReduce<unsigned long long, kPrepThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const unsigned long long cap = static_cast<unsigned long long>(total) + 1;
+  const auto add = [cap](unsigned long long a, unsigned long long b) { return min(a + b, cap); };
+  bool bad = false;
+  unsigned long long sum = 0;
+  for (int64_t t = threadIdx.x; t < n; t += kPrepThreads) {
+    const int64_t m = rows[t];
+    bad |= m < 0 || (rows16 && m % 16 != 0);
+    sum = add(sum, m < 0 ? 0 : min(static_cast<unsigned long long>(m), cap));
+  }
+  sum = Reduce(storage).Reduce(sum, add);
+  __shared__ bool valid;
+  const int any_bad = __syncthreads_or(bad);
+  if (threadIdx.x == 0) valid = !any_bad && sum == static_cast<unsigned long long>(total);
+  __syncthreads();
+  return valid;
+}
+
+// Element `first` of z's two arrays, then every stride-th.
+__device__ void zero_share(const GroupAmaxes& z, int64_t first, int64_t stride) {
+  for (int64_t i = first; i < z.row_n; i += stride) z.row[i] = 0.0f;
+  for (int64_t i = first; i < z.col_n; i += stride) z.col[i] = 0.0f;
+}
+
+__global__ void zero_amaxes_kernel(GroupAmaxes z) {
+  zero_share(z, blockIdx.x * int64_t{blockDim.x} + threadIdx.x, int64_t{gridDim.x} * blockDim.x);
+}
+
+// Every block but block 0 zeroes its share of the amax arrays when the layout is valid.
+__global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t* rows, int64_t n, int64_t total,
+                                                                  bool rows16, int64_t* ws, GroupAmaxes z) {
+  if (blockIdx.x == 0) {
+    build_member_map(rows, n, total, rows16, ws);
+    return;
+  }
+  if (!layout_valid(rows, n, total, rows16)) return;
+  zero_share(z, (blockIdx.x - 1) * int64_t{kPrepThreads} + threadIdx.x, int64_t{gridDim.x - 1} * kPrepThreads);
+}
+
+// Zeroing blocks of kPrepThreads: one per 16K floats, at most 2 per SM.
+unsigned zeroing_blocks(const GroupAmaxes& z) {
+  return static_cast<unsigned>(std::min<int64_t>((z.row_n + z.col_n + 16383) / 16384, int64_t{sm_count()} * 2));
 }
 
 // Row-tile slots of any valid split of `total` rows into n members: sum of ceil(M_t / 128) over
@@ -88,7 +133,8 @@ int64_t slot_bound(int64_t total, int64_t n) {
 
 }  // namespace
 
-lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows16, cudaStream_t st, MemberMap* out) {
+lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows16, const GroupAmaxes& zero,
+                          cudaStream_t st, MemberMap* out) {
   auto* ws = static_cast<int64_t*>(g.workspace);
   int64_t* row0 = row0_of(ws);
   const int64_t* rows = g.member_rows;
@@ -98,17 +144,17 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows
                         "nvfp4 grouped: copy member_rows"));
     rows = copy;
   }
-  group_prep_kernel<<<1, kPrepThreads, 0, st>>>(rows, g.n, total_rows, rows16, ws);
+  group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, rows16, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
   *out = {g.n, row0, row0 + (g.n + 1), row0 + 2 * (g.n + 1), ws, ws + 1, slot_bound(total_rows, g.n)};
   return LOWP_SUCCESS;
 }
 
-lowp_status zero_if_valid(const MemberMap& g, float* p, int64_t n, cudaStream_t st) {
-  if (p == nullptr || n == 0) return LOWP_SUCCESS;
-  const unsigned grid = static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, int64_t{sm_count()} * 4)));
-  zero_if_valid_kernel<<<grid, 256, 0, st>>>(g.status, p, n);
-  return check_launch("nvfp4 grouped: zero amaxes");
+lowp_status zero_amaxes(const GroupAmaxes& z, cudaStream_t st) {
+  const unsigned blocks = zeroing_blocks(z);
+  if (blocks == 0) return LOWP_SUCCESS;
+  zero_amaxes_kernel<<<blocks, kPrepThreads, 0, st>>>(z);
+  return check_launch("nvfp4 per-token: zero amaxes");
 }
 
 }  // namespace lowp::cuda::nvfp4

@@ -1,17 +1,27 @@
-// Set-up of a grouped NVFP4 per-token call on the device (nvfp4_group_prep.cu).
+// Set-up of an NVFP4 per-token call on the device (nvfp4_group_prep.cu): the amax zeroing, and for
+// a group the member map.
 #pragma once
 #include "common/nvfp4_args.h"
 #include "nvfp4_launch.h"
 
 namespace lowp::cuda::nvfp4 {
 
-// The member map of a group of `total_rows` rows, built in g.workspace; rows16: every member
-// needs rows % 16 == 0 (a columnwise copy is made). Enqueued only: a bad layout is found on the
-// device (lowp_grouped_layout_error reads it) and turns every later kernel of the call into a
-// no-op.
-lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows16, cudaStream_t st, MemberMap* out);
+// The amax arrays K1 folds into (row_n / col_n floats; 0: none), zeroed by prepare_group.
+struct GroupAmaxes {
+  float* row;
+  int64_t row_n;
+  float* col;
+  int64_t col_n;
+};
 
-// Zeroes n floats at p (null: nothing) unless the group's layout is bad.
-lowp_status zero_if_valid(const MemberMap& g, float* p, int64_t n, cudaStream_t st);
+// The member map of a group of `total_rows` rows, built in g.workspace, and `zero` zeroed; rows16:
+// every member needs rows % 16 == 0 (a columnwise copy is made). One launch, enqueued only: a bad
+// layout is found on the device (lowp_grouped_layout_error reads it), zeroes nothing and turns
+// every later kernel of the call into a no-op.
+lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows16, const GroupAmaxes& zero,
+                          cudaStream_t st, MemberMap* out);
+
+// Zeroes both arrays of z in one launch (one graph node where two memsets are two).
+lowp_status zero_amaxes(const GroupAmaxes& z, cudaStream_t st);
 
 }  // namespace lowp::cuda::nvfp4

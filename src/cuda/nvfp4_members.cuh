@@ -25,14 +25,19 @@ struct MemberMap {
 template <typename T>
 __device__ inline bool member_tile(const TileArgs& whole, const MemberMap& g, int64_t block, TileArgs* m,
                                    int64_t* tile) {
-  *m = whole;
   *tile = block;
-  if (g.n == 0) return true;
+  if (g.n == 0) {
+    *m = whole;
+    return true;
+  }
   const int64_t slot = block / whole.col_tiles;
   if (slot >= *g.live_tiles) return false;
   const int64_t t = find_member(g.tile0, g.n, slot);
   const int64_t r0 = g.row0[t], k = whole.cols;
   *tile = (slot - g.tile0[t]) * whole.col_tiles + block % whole.col_tiles;
+  // Copied here, after the exits: copied first, nvcc 13.0 dropped the x offset below once
+  // TileArgs grew from 128 to 136 bytes (members read member 0's rows; the grouped tests caught it).
+  *m = whole;
   m->x = static_cast<const typename T::Raw*>(whole.x) + r0 * k;
   m->rows = g.row0[t + 1] - r0;
   m->sr_base = static_cast<uint64_t>(r0 * k / kBlock);

@@ -1,7 +1,7 @@
 // CUDA NVFP4 per-token recipe (SPEC §5): K1 (outer amaxes, one read of x), K2 (the encode of
 // both orientations, one read), the composite, and their grouped forms: a prep launch (the
-// member map, checked on the device), the amax zeroing, then one K1 and one K2 launch over all
-// members, whatever their number. Groups whose pointers do not allow the tile path take a
+// member map, checked on the device, and the amax zeroing), then one K1 and one K2 launch over
+// all members, whatever their number. Groups whose pointers do not allow the tile path take a
 // member-by-member walk when member_rows is on the host.
 #include "common/backends.h"
 #include "common/nvfp4_members.h"
@@ -25,15 +25,14 @@ nvfp4::TileArgs amax_view(const nvfp4::TileArgs& t) {
 
 nvfp4::EncodeRecipe recipe(const Nvfp4PerTokenArgs& a) { return {a.x.dtype, true, a.rht, a.stochastic_rounding}; }
 
-lowp_status zero(float* p, int64_t n, cudaStream_t st) {
-  if (p == nullptr || n == 0) return LOWP_SUCCESS;
-  return check_cuda(cudaMemsetAsync(p, 0, sizeof(float) * static_cast<size_t>(n), st), "nvfp4 per-token amax: memset");
+// The amax arrays K1 (amax_view k) folds into: R row floats, [n][K] column floats (n members).
+nvfp4::GroupAmaxes amax_arrays(const nvfp4::TileArgs& k, int64_t n) {
+  return {k.row_amax, k.row_amax != nullptr ? k.rows : 0, k.col_amax, k.col_amax != nullptr ? n * k.cols : 0};
 }
 
 // K1 of one matrix into the zeroed-here outputs of k (amax_view).
 lowp_status single_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, cudaStream_t st) {
-  LOWP_TRY(zero(k.row_amax, k.rows, st));
-  LOWP_TRY(zero(k.col_amax, k.cols, st));
+  LOWP_TRY(nvfp4::zero_amaxes(amax_arrays(k, 1), st));
   return nvfp4::token_amax(k, in, rht, st);
 }
 
@@ -67,12 +66,6 @@ lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
               "alignment (lowp.h, lowp_nvfp4_grouped_quantize); pass member_rows in host memory for other alignments");
 }
 
-// K1 of a group: the amax arrays zeroed (a bad layout: untouched), then one tile launch.
-lowp_status group_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, const nvfp4::MemberMap& g, cudaStream_t st) {
-  LOWP_TRY(nvfp4::zero_if_valid(g, k.row_amax, k.rows, st));
-  LOWP_TRY(nvfp4::zero_if_valid(g, k.col_amax, g.n * k.cols, st));
-  return nvfp4::token_amax(k, in, rht, st, g);
-}
 
 }  // namespace
 
@@ -89,16 +82,19 @@ lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   const nvfp4::TileArgs t = tile_args(a.t);
   if (!group_tile_path_ok(t, a.t.x.dtype)) {
     LOWP_TRY(member_by_member_only(a.group));
-    if (!a.t.amax_given && a.t.col.codes != nullptr) LOWP_TRY(zero(a.t.col.amax, a.group.n * a.t.x.cols, st));
+    if (!a.t.amax_given && a.t.col.codes != nullptr) LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, a.t.col.amax, a.group.n * a.t.x.cols}, st));
     lowp_status s = LOWP_SUCCESS;
     for_each_nvfp4_member(a.group, a.t.x.cols, [&](const Nvfp4Member& m) {
       if (s == LOWP_SUCCESS && m.rows > 0) s = single_quantize(member_args(a.t, m), member_sr_base(m, a.t.x.cols), st);
     });
     return s;
   }
+  // The prep launch zeroes the amaxes K1 folds into (a bad layout: untouched).
+  const nvfp4::TileArgs k = amax_view(t);
   nvfp4::MemberMap g;
-  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.col.codes != nullptr, st, &g));
-  if (!a.t.amax_given) LOWP_TRY(group_amax(amax_view(t), a.t.x.dtype, a.t.rht, g, st));
+  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.col.codes != nullptr,
+                                a.t.amax_given ? nvfp4::GroupAmaxes{} : amax_arrays(k, a.group.n), st, &g));
+  if (!a.t.amax_given) LOWP_TRY(nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g));
   return nvfp4::encode(t, recipe(a.t), st, g);
 }
 
@@ -106,16 +102,17 @@ lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
   const cudaStream_t st = as_stream(stream);
   if (!nvfp4::token_amax_tile_path_ok(a.t.x.data, a.t.x.cols, a.t.x.dtype)) {
     LOWP_TRY(member_by_member_only(a.group));
-    LOWP_TRY(zero(a.t.col_amax, a.group.n * a.t.x.cols, st));  // empty members' amaxes are 0
+    LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, a.t.col_amax, a.group.n * a.t.x.cols}, st));  // empty members' amaxes are 0
     lowp_status s = LOWP_SUCCESS;
     for_each_nvfp4_member(a.group, a.t.x.cols, [&](const Nvfp4Member& m) {
       if (s == LOWP_SUCCESS && m.rows > 0) s = single_amax_call(member_args(a.t, m), st);
     });
     return s;
   }
+  const nvfp4::TileArgs k = amax_args(a.t);
   nvfp4::MemberMap g;
-  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.rht && a.t.col_amax != nullptr, st, &g));
-  return group_amax(amax_args(a.t), a.t.x.dtype, a.t.rht, g, st);
+  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.rht && a.t.col_amax != nullptr, amax_arrays(k, a.group.n), st, &g));
+  return nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g);
 }
 
 }  // namespace lowp::cuda
