@@ -27,11 +27,31 @@ __device__ __forceinline__ unsigned long long ceil_div(int64_t m, int64_t d) {
   return m > 0 ? static_cast<unsigned long long>((m + d - 1) / d) : 0ull;
 }
 
+// A member's rows, row tiles and columnwise scale quads, summed together by one block scan.
+struct Counts {
+  unsigned long long v[3];
+};
+__device__ __forceinline__ Counts operator+(const Counts& a, const Counts& b) {
+  return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2]}};
+}
+
+// The map's end entries [n] (the sums) and the status (first_bad: ULLONG_MAX when none).
+__device__ void finish_member_map(int64_t* ws, int64_t n, int64_t total, const Counts& sum, unsigned long long first_bad) {
+  int64_t* row0 = row0_of(ws);
+  row0[n] = static_cast<int64_t>(sum.v[0]);
+  row0[2 * n + 1] = static_cast<int64_t>(sum.v[1]);
+  row0[3 * n + 2] = static_cast<int64_t>(sum.v[2]);
+  unsigned long long bad = first_bad;
+  if (bad == ULLONG_MAX && static_cast<int64_t>(sum.v[0]) != total) bad = static_cast<unsigned long long>(n - 1);
+  ws[0] = bad == ULLONG_MAX ? 0 : static_cast<int64_t>(bad) + 1;
+  ws[1] = bad == ULLONG_MAX ? static_cast<int64_t>(sum.v[1]) : 0;
+}
+
 // Block 0: the member map and the status. Sums run in unsigned arithmetic: after a bad member
 // they may wrap, but only the first bad member is reported and every prefix before it is a valid
 // partial sum (<= total).
 __device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
-  using Scan = cub::BlockScan<unsigned long long, kPrepThreads>;
+  using Scan = cub::BlockScan<Counts, kPrepThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ unsigned long long carry[3];
   __shared__ unsigned long long first_bad;
@@ -46,33 +66,49 @@ __device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, 
   for (int64_t base = 0; base < n; base += kPrepThreads) {
     const int64_t t = base + threadIdx.x;
     const int64_t m = t < n ? rows[t] : 0;
-    unsigned long long ex[3], sum[3];
-    const unsigned long long in[3] = {static_cast<unsigned long long>(m), ceil_div(m, kTile), ceil_div(m, 4 * kBlock)};
-#pragma unroll
-    for (int q = 0; q < 3; ++q) {
-      Scan(scan_storage).ExclusiveSum(in[q], ex[q], sum[q]);
-      __syncthreads();  // scan_storage is reused
-    }
+    const Counts in{{static_cast<unsigned long long>(m), ceil_div(m, kTile), ceil_div(m, 4 * kBlock)}};
+    Counts ex, sum;
+    Scan(scan_storage).ExclusiveScan(in, ex, Counts{}, [](const Counts& a, const Counts& b) { return a + b; }, sum);
     if (t < n) {
-      const int64_t start = static_cast<int64_t>(carry[0] + ex[0]);
+      const int64_t start = static_cast<int64_t>(carry[0] + ex.v[0]);
       if (!member_rows_ok(m, start, total, rows16)) atomicMin(&first_bad, static_cast<unsigned long long>(t));
       row0[t] = start;
-      tile0[t] = static_cast<int64_t>(carry[1] + ex[1]);
-      quads0[t] = static_cast<int64_t>(carry[2] + ex[2]);
+      tile0[t] = static_cast<int64_t>(carry[1] + ex.v[1]);
+      quads0[t] = static_cast<int64_t>(carry[2] + ex.v[2]);
     }
-    __syncthreads();
+    __syncthreads();  // carry and scan_storage are reused
     if (threadIdx.x == 0)
-      for (int q = 0; q < 3; ++q) carry[q] += sum[q];
+      for (int q = 0; q < 3; ++q) carry[q] += sum.v[q];
     __syncthreads();
   }
-  if (threadIdx.x != 0) return;
-  row0[n] = static_cast<int64_t>(carry[0]);
-  tile0[n] = static_cast<int64_t>(carry[1]);
-  quads0[n] = static_cast<int64_t>(carry[2]);
-  unsigned long long bad = first_bad;
-  if (bad == ULLONG_MAX && static_cast<int64_t>(carry[0]) != total) bad = static_cast<unsigned long long>(n - 1);
-  ws[0] = bad == ULLONG_MAX ? 0 : static_cast<int64_t>(bad) + 1;
-  ws[1] = bad == ULLONG_MAX ? static_cast<int64_t>(carry[1]) : 0;
+  if (threadIdx.x == 0) finish_member_map(ws, n, total, {{carry[0], carry[1], carry[2]}}, first_bad);
+}
+
+// build_member_map for groups of up to 32 members: one warp, the scan by shuffles, no barriers.
+__device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
+  const int lane = threadIdx.x;
+  const int64_t m = lane < n ? rows[lane] : 0;
+  const Counts in{{static_cast<unsigned long long>(m), ceil_div(m, kTile), ceil_div(m, 4 * kBlock)}};
+  Counts inc = in;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    Counts up;
+#pragma unroll
+    for (int q = 0; q < 3; ++q) up.v[q] = __shfl_up_sync(0xFFFFFFFFu, inc.v[q], o);
+    if (lane >= o) inc = inc + up;
+  }
+  const unsigned long long start = inc.v[0] - in.v[0];
+  const unsigned bad = __ballot_sync(0xFFFFFFFFu, lane < n && !member_rows_ok(m, static_cast<int64_t>(start), total, rows16));
+  if (lane < n) {
+    int64_t* row0 = row0_of(ws);
+    row0[lane] = static_cast<int64_t>(start);
+    row0[n + 1 + lane] = static_cast<int64_t>(inc.v[1] - in.v[1]);
+    row0[2 * (n + 1) + lane] = static_cast<int64_t>(inc.v[2] - in.v[2]);
+  }
+  Counts sum;  // lanes past n add 0: lane 31 holds the totals
+#pragma unroll
+  for (int q = 0; q < 3; ++q) sum.v[q] = __shfl_sync(0xFFFFFFFFu, inc.v[q], 31);
+  if (lane == 0) finish_member_map(ws, n, total, sum, bad != 0 ? static_cast<unsigned long long>(__ffs(bad) - 1) : ULLONG_MAX);
 }
 
 // The group's validity as block 0 finds it, by a reduction: with every member's rows >= 0 (and
@@ -112,7 +148,8 @@ __global__ void zero_amaxes_kernel(GroupAmaxes z) {
 __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t* rows, int64_t n, int64_t total,
                                                                   bool rows16, int64_t* ws, GroupAmaxes z) {
   if (blockIdx.x == 0) {
-    build_member_map(rows, n, total, rows16, ws);
+    if (n > 32) build_member_map(rows, n, total, rows16, ws);
+    else if (threadIdx.x < 32) build_member_map_warp(rows, n, total, rows16, ws);
     return;
   }
   if (!layout_valid(rows, n, total, rows16)) return;
