@@ -183,7 +183,7 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows
   }
   group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, rows16, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
-  *out = {g.n, row0, row0 + (g.n + 1), row0 + 2 * (g.n + 1), ws, ws + 1, slot_bound(total_rows, g.n)};
+  *out = {g.n, row0, row0 + (g.n + 1), row0 + 2 * (g.n + 1), ws + 1, slot_bound(total_rows, g.n)};
   return LOWP_SUCCESS;
 }
 

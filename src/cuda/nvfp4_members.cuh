@@ -14,7 +14,6 @@ struct MemberMap {
   const int64_t* row0;        // [n + 1] first row of each member
   const int64_t* tile0;       // [n + 1] first row-tile slot: sum of ceil(M_u / 128), u < t
   const int64_t* col_quads0;  // [n + 1] sum of ceil(M_u / 64), u < t (columnwise scale columns / 4)
-  const int64_t* status;      // 0, or the first bad member + 1
   const int64_t* live_tiles;  // row-tile slots to run: tile0[n], or 0 when the layout is bad
   int64_t slot_bound;         // host: row-tile slots to launch, >= *live_tiles for any valid split
 };
@@ -24,9 +23,12 @@ struct Member {
   int64_t t, tile0, row0, row_end, quads0;
 };
 
-// The member holding row-tile slot `slot` (< tile0[n]; warp-wide, as find_member). The last
-// search round loads every candidate's entries with its prefix and the answer's lane hands them
-// out: one memory round trip for groups of up to 32 members instead of two.
+// The member holding row-tile slot `slot` (warp-wide, as find_member). The last search round
+// loads every candidate's entries with its prefix and the answer's lane hands them out: one
+// memory round trip for groups of up to 32 members instead of two. A slot past the live tiles
+// (or a bad layout's map) gives some member's entries, for the caller to discard: lane 0's
+// candidate always qualifies (tile0[0] = 0, and lo only moves to a qualifying index), so every
+// read stays in [0, n].
 __device__ inline Member find_member_of_slot(const MemberMap& g, int64_t slot) {
   int64_t lo, hi;
   narrow_members(g.tile0, g.n, slot, &lo, &hi);
