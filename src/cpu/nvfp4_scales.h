@@ -16,9 +16,7 @@ struct ScaleIndex {
   ScaleIndex(int64_t blocks, lowp_scale_layout layout)
       : padded_cols(num::scale_cols_padded(blocks)), swizzled(layout == LOWP_SCALE_LAYOUT_SWIZZLED) {}
 
-  int64_t operator()(int64_t i, int64_t j) const {
-    return swizzled ? num::swizzled_offset(i, j, padded_cols) : i * padded_cols + j;
-  }
+  int64_t operator()(int64_t i, int64_t j) const { return num::scale_offset(i, j, padded_cols, swizzled); }
 };
 
 // Bytes of one orientation's scale array (either layout).

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool
       }
       codes[i * (cols_o / 2) + jb * (kBlock / 2) + t / 2] = zero_block ? 0 : static_cast<uint8_t>(byte);
     }
-    scales[scale_word_offset(i, jb & ~int64_t{3}, padded_cols, a.swizzled) + (jb & 3)] = static_cast<uint8_t>(s);
+    scales[num::scale_offset(i, jb, padded_cols, a.swizzled)] = static_cast<uint8_t>(s);
   }
 }
 

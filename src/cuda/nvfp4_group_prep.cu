@@ -19,28 +19,34 @@ namespace {
 constexpr int kPrepThreads = 1024;
 
 // Workspace words (lowp::grouped_workspace_bytes covers them): [0] status (0, or the first bad
-// member + 1), [1] live row tiles, then row0, tile0, col_quads0 ([n + 1] each), then n words of
-// host member_rows copied to the device.
-__host__ __device__ int64_t* row0_of(int64_t* ws) { return ws + kGroupedWsHeader; }
+// member + 1), [1] live row tiles, then the map's arrays row0, tile0, col_quads0 ([n + 1] each),
+// then n words of host member_rows copied to the device: array q = 0..3 of map_array.
+__host__ __device__ int64_t* map_array(int64_t* ws, int64_t n, int q) { return ws + kGroupedWsHeader + q * (n + 1); }
 
 __device__ __forceinline__ unsigned long long ceil_div(int64_t m, int64_t d) {
   return m > 0 ? static_cast<unsigned long long>((m + d - 1) / d) : 0ull;
 }
 
-// A member's rows, row tiles and columnwise scale quads, summed together by one block scan.
+// A member's rows, row tiles and columnwise scale quads, summed together by one scan.
 struct Counts {
   unsigned long long v[3];
 };
 __device__ __forceinline__ Counts operator+(const Counts& a, const Counts& b) {
   return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2]}};
 }
+__device__ __forceinline__ Counts counts_of(int64_t rows) {
+  return {{static_cast<unsigned long long>(rows), ceil_div(rows, kTile), ceil_div(rows, 4 * kBlock)}};
+}
 
-// The map's end entries [n] (the sums) and the status (first_bad: ULLONG_MAX when none).
+// Entry t of the map's three arrays: the sums before member t (t = n: all of them).
+__device__ void store_entry(int64_t* ws, int64_t n, int64_t t, const Counts& before) {
+#pragma unroll
+  for (int q = 0; q < 3; ++q) map_array(ws, n, q)[t] = static_cast<int64_t>(before.v[q]);
+}
+
+// The map's end entries and the status (first_bad: ULLONG_MAX when none).
 __device__ void finish_member_map(int64_t* ws, int64_t n, int64_t total, const Counts& sum, unsigned long long first_bad) {
-  int64_t* row0 = row0_of(ws);
-  row0[n] = static_cast<int64_t>(sum.v[0]);
-  row0[2 * n + 1] = static_cast<int64_t>(sum.v[1]);
-  row0[3 * n + 2] = static_cast<int64_t>(sum.v[2]);
+  store_entry(ws, n, n, sum);
   unsigned long long bad = first_bad;
   if (bad == ULLONG_MAX && static_cast<int64_t>(sum.v[0]) != total) bad = static_cast<unsigned long long>(n - 1);
   ws[0] = bad == ULLONG_MAX ? 0 : static_cast<int64_t>(bad) + 1;
@@ -53,43 +59,37 @@ __device__ void finish_member_map(int64_t* ws, int64_t n, int64_t total, const C
 __device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
   using Scan = cub::BlockScan<Counts, kPrepThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
-  __shared__ unsigned long long carry[3];
+  __shared__ Counts carry;
   __shared__ unsigned long long first_bad;
-  int64_t* row0 = row0_of(ws);
-  int64_t* tile0 = row0 + n + 1;
-  int64_t* quads0 = tile0 + n + 1;
   if (threadIdx.x == 0) {
-    carry[0] = carry[1] = carry[2] = 0;
+    carry = Counts{};
     first_bad = ULLONG_MAX;
   }
   __syncthreads();
   for (int64_t base = 0; base < n; base += kPrepThreads) {
     const int64_t t = base + threadIdx.x;
     const int64_t m = t < n ? rows[t] : 0;
-    const Counts in{{static_cast<unsigned long long>(m), ceil_div(m, kTile), ceil_div(m, 4 * kBlock)}};
     Counts ex, sum;
-    Scan(scan_storage).ExclusiveScan(in, ex, Counts{}, [](const Counts& a, const Counts& b) { return a + b; }, sum);
+    Scan(scan_storage).ExclusiveScan(counts_of(m), ex, Counts{}, [](const Counts& a, const Counts& b) { return a + b; }, sum);
     if (t < n) {
-      const int64_t start = static_cast<int64_t>(carry[0] + ex.v[0]);
-      if (!member_rows_ok(m, start, total, rows16)) atomicMin(&first_bad, static_cast<unsigned long long>(t));
-      row0[t] = start;
-      tile0[t] = static_cast<int64_t>(carry[1] + ex.v[1]);
-      quads0[t] = static_cast<int64_t>(carry[2] + ex.v[2]);
+      const Counts before = carry + ex;
+      if (!member_rows_ok(m, static_cast<int64_t>(before.v[0]), total, rows16))
+        atomicMin(&first_bad, static_cast<unsigned long long>(t));
+      store_entry(ws, n, t, before);
     }
     __syncthreads();  // carry and scan_storage are reused
-    if (threadIdx.x == 0)
-      for (int q = 0; q < 3; ++q) carry[q] += sum.v[q];
+    if (threadIdx.x == 0) carry = carry + sum;
     __syncthreads();
   }
-  if (threadIdx.x == 0) finish_member_map(ws, n, total, {{carry[0], carry[1], carry[2]}}, first_bad);
+  if (threadIdx.x == 0) finish_member_map(ws, n, total, carry, first_bad);
 }
 
 // build_member_map for groups of up to 32 members: one warp, the scan by shuffles, no barriers.
 __device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
   const int lane = threadIdx.x;
   const int64_t m = lane < n ? rows[lane] : 0;
-  const Counts in{{static_cast<unsigned long long>(m), ceil_div(m, kTile), ceil_div(m, 4 * kBlock)}};
-  Counts inc = in;
+  const Counts own = counts_of(m);
+  Counts inc = own;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
     Counts up;
@@ -97,14 +97,12 @@ __device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t to
     for (int q = 0; q < 3; ++q) up.v[q] = __shfl_up_sync(0xFFFFFFFFu, inc.v[q], o);
     if (lane >= o) inc = inc + up;
   }
-  const unsigned long long start = inc.v[0] - in.v[0];
-  const unsigned bad = __ballot_sync(0xFFFFFFFFu, lane < n && !member_rows_ok(m, static_cast<int64_t>(start), total, rows16));
-  if (lane < n) {
-    int64_t* row0 = row0_of(ws);
-    row0[lane] = static_cast<int64_t>(start);
-    row0[n + 1 + lane] = static_cast<int64_t>(inc.v[1] - in.v[1]);
-    row0[2 * (n + 1) + lane] = static_cast<int64_t>(inc.v[2] - in.v[2]);
-  }
+  Counts before = inc;  // the exclusive sums: inc less the lane's own counts
+#pragma unroll
+  for (int q = 0; q < 3; ++q) before.v[q] -= own.v[q];
+  const bool ok = member_rows_ok(m, static_cast<int64_t>(before.v[0]), total, rows16);
+  const unsigned bad = __ballot_sync(0xFFFFFFFFu, lane < n && !ok);
+  if (lane < n) store_entry(ws, n, lane, before);
   Counts sum;  // lanes past n add 0: lane 31 holds the totals
 #pragma unroll
   for (int q = 0; q < 3; ++q) sum.v[q] = __shfl_sync(0xFFFFFFFFu, inc.v[q], 31);
@@ -173,17 +171,16 @@ int64_t slot_bound(int64_t total, int64_t n) {
 lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows16, const GroupAmaxes& zero,
                           cudaStream_t st, MemberMap* out) {
   auto* ws = static_cast<int64_t*>(g.workspace);
-  int64_t* row0 = row0_of(ws);
   const int64_t* rows = g.member_rows;
   if (!g.rows_on_device) {
-    int64_t* copy = row0 + 3 * (g.n + 1);
+    int64_t* copy = map_array(ws, g.n, 3);
     LOWP_TRY(check_cuda(cudaMemcpyAsync(copy, g.member_rows, sizeof(int64_t) * g.n, cudaMemcpyHostToDevice, st),
                         "nvfp4 grouped: copy member_rows"));
     rows = copy;
   }
   group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, rows16, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
-  *out = {g.n, row0, row0 + (g.n + 1), row0 + 2 * (g.n + 1), ws + 1, slot_bound(total_rows, g.n)};
+  *out = {g.n, map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2), ws + 1, slot_bound(total_rows, g.n)};
   return LOWP_SUCCESS;
 }
 

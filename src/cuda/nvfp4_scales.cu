@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArg
   const bool swizzled = a.scale_layout == LOWP_SCALE_LAYOUT_SWIZZLED;
   for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
     const int64_t r = idx / blocks, jb = idx % blocks;
-    const uint8_t s = a.scales[swizzled ? num::swizzled_offset(r, jb, padded_cols) : r * padded_cols + jb];
+    const uint8_t s = a.scales[num::scale_offset(r, jb, padded_cols, swizzled)];
     const float amax = kPerToken ? num::nvfp4_per_token_amax(a.amax[r]) : *a.amax;
     for (int t = 0; t < 16; t += 2) {
       const uint8_t byte = a.codes[r * (a.cols / 2) + jb * 8 + t / 2];

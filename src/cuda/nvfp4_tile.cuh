@@ -49,11 +49,6 @@ __device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int
   return encode_values_as<kSr, true, kN>(m, rnd, t0, value_at);
 }
 
-// Byte offset of the 4 scales (i, j..j+3), j % 4 == 0, in either layout.
-__device__ __forceinline__ int64_t scale_word_offset(int64_t i, int64_t j, int64_t padded_cols, bool swizzled) {
-  return swizzled ? num::swizzled_offset(i, j, padded_cols) : i * padded_cols + j;
-}
-
 // cp.async of 16 bytes, zero-filled when !live (then nothing is read).
 __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool live) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
@@ -149,6 +144,16 @@ struct Nvfp4Tile : TileThread<T> {
     }
   }
 
+  // The 16 codes of one block (value_at(0..15) * m) as two words; all zero for a per-token block
+  // whose scale decodes to 0.
+  template <typename ValueAt>
+  __device__ static uint2 block_codes(float m, const uint4& rnd, bool unclamped, bool zero_block, ValueAt value_at) {
+    uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, unclamped, value_at);
+    uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, unclamped, [&](int j) { return value_at(j + 8); });
+    if (zero_block) lo = hi = 0;
+    return make_uint2(lo, hi);
+  }
+
   __device__ static OuterScale staged_outer(const Smem& sm, int orientation, int i) {
     const float2 o = sm.outer[orientation][i];
     return {o.x, o.y, 0.0f};
@@ -183,10 +188,8 @@ struct Nvfp4Tile : TileThread<T> {
       if constexpr (kSr)
         rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((tr * kTile + row) * blocks + c / kBlock), false);
       const bool unclamped = !kPerToken && clamp_free(__uint_as_float(b), o.s_enc6, s);
-      uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, unclamped, [&](int e) { return element<T>(v[e / V], e % V); });
-      uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, unclamped, [&](int e) { return element<T>(v[(e + 8) / V], (e + 8) % V); });
-      if (kPerToken && m == 0.0f) lo = hi = 0;
-      if (i < rows_left && c < a.cols) *reinterpret_cast<uint2*>(dst) = make_uint2(lo, hi);
+      const uint2 codes = block_codes(m, rnd, unclamped, kPerToken && m == 0.0f, [&](int e) { return element<T>(v[e / V], e % V); });
+      if (i < rows_left && c < a.cols) *reinterpret_cast<uint2*>(dst) = codes;
       sm.row_scales[row][bi] = static_cast<uint8_t>(s);
     }
   }
@@ -237,10 +240,7 @@ struct Nvfp4Tile : TileThread<T> {
     uint4 rnd{};
     if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((c0 + e) * blocks + r0 / kBlock), true);
     const bool unclamped = !kPerToken && clamp_free(b, o.s_enc6, s);
-    uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, unclamped, [&](int j) { return v[j]; });
-    uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, unclamped, [&](int j) { return v[j + 8]; });
-    if (zero_block) lo = hi = 0;
-    sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = make_uint2(lo, hi);
+    sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = block_codes(m, rnd, unclamped, zero_block, [&](int j) { return v[j]; });
     sm.col_scales[tcol][rg] = static_cast<uint8_t>(s);
   }
 

@@ -24,4 +24,9 @@ LOWP_HD int64_t swizzled_offset(int64_t i, int64_t j, int64_t padded_cols) {
   return swizzled_unit_offset(i / 128, j / 4, padded_cols) + swizzled_row_offset(i % 128) + (j % 4);
 }
 
+// Byte offset of scale entry (i, j) in the compact or the swizzled layout.
+LOWP_HD int64_t scale_offset(int64_t i, int64_t j, int64_t padded_cols, bool swizzled) {
+  return swizzled ? swizzled_offset(i, j, padded_cols) : i * padded_cols + j;
+}
+
 }  // namespace lowp::num
