@@ -559,6 +559,13 @@ struct CommonOptions {
   int64_t m = 0, k = 0;       // --m, --k: restrict the sweep (0: every value)
   int reps = 30, batch = 10;  // --reps, --batch
   std::string json;           // --json FILE
+  std::string ops;            // --ops a,b,c: run only these ops (profiling, quick A/B); "" runs all
+
+  // True when op `name` is to run.
+  bool runs(const std::string& name) const {
+    if (ops.empty()) return true;
+    return ("," + ops + ",").find("," + name + ",") != std::string::npos;
+  }
 };
 
 // Parses argv into *o: the common flags here, a bench's own ones by own(flag, value) (value()
@@ -581,6 +588,7 @@ void parse_common(int argc, char** argv, void (*usage)(int), CommonOptions* o, O
     else if (a == "--reps") o->reps = static_cast<int>(parse_int("--reps", value(), usage));
     else if (a == "--batch") o->batch = static_cast<int>(parse_int("--batch", value(), usage));
     else if (a == "--json") o->json = value();
+    else if (a == "--ops") o->ops = value();
     else if (a == "-h" || a == "--help") usage(0);
     else if (!own(a, value)) {
       std::fprintf(stderr, "%s: unknown argument '%s'\n", g_prog, a.c_str());

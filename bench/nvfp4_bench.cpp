@@ -25,7 +25,8 @@
 // buffer sets whose inputs together are >= 4x L2. Columns: eager and CUDA-graph replay; GB/s and
 // frac use the graph time (eager, marked *, when the capture failed).
 //
-// Usage: lowp_bench_nvfp4 [--quick] [--m M] [--k K] [--reps N] [--batch N] [--json FILE]
+// Usage: lowp_bench_nvfp4 [--quick] [--m M] [--k K] [--reps N] [--batch N] [--ops A,B] [--json FILE]
+// (--ops: only the named ops, e.g. for a profiler run)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -99,7 +100,7 @@ struct Options : CommonOptions {
 
 [[noreturn]] void usage(int code) {
   std::fprintf(code == 0 ? stdout : stderr,
-               "usage: lowp_bench_nvfp4 [--quick] [--m M] [--k K] [--reps N] [--batch N] [--json FILE]\n"
+               "usage: lowp_bench_nvfp4 [--quick] [--m M] [--k K] [--reps N] [--batch N] [--ops A,B] [--json FILE]\n"
                "  default sweep: M in {1024,...,32768} x K in {2048,4096,8192}; --quick: 16384x8192, 4096x4096\n");
   std::exit(code);
 }
@@ -204,6 +205,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
        }},
   };
   for (const Op& op : ops) {
+    if (!o.runs(op.name)) continue;
     OpRow r;
     r.op = op.name;
     r.m = M;

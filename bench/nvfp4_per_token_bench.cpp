@@ -19,6 +19,8 @@
 //   grouped8/64    lowp_nvfp4_grouped_quantize as token, N = 8 / 64 equal splits of M (in units
 //                  of 16 rows), member_rows in device memory, workspace of
 //                  lowp_grouped_workspace_size bytes; lowp_grouped_layout_error must be 0 after
+//   grouped8_k1    lowp_nvfp4_grouped_amax of the N = 8 split (prep launch + K1), against k1
+//   grouped8_k2    grouped8 with cfg.amax_given = 1 (prep launch + K2), against k2
 //
 // Bytes that must move (the floor) with n = M*K, S = both orientations' padded scale arrays
 // (roundup(R,128) * roundup(B,4) bytes each, the same in both layouts), Am = 4M + 4K:
@@ -28,6 +30,7 @@
 //   swizzle                2S (read compact, write swizzled)
 //   tensor_rht_sr          3 reads of x (6n) + codes + S + 8
 //   groupedN               token's, with S of the members' own padded arrays and Am = 4M + 4NK
+//   grouped8_k1, _k2       k1's and k2's, with grouped8's S and Am
 // frac = (floor / time) / copy bandwidth (read + write of a large D2D cudaMemcpyAsync, the better
 // of a measurement at the start and one at the end of the run). x_token = time / token's time
 // (tensor_rht_sr: per-tensor / per-token; groupedN: grouped / single tensor).
@@ -41,7 +44,8 @@
 // a KEY line naming the failure, and exits 1.
 //
 // Usage: lowp_bench_nvfp4_per_token [--quick] [--shape MxK] [--m M] [--k K] [--reps N]
-//                                   [--batch N] [--json FILE]
+//                                   [--batch N] [--ops A,B] [--json FILE]
+// (--ops: only the named ops, e.g. for a profiler run)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -228,7 +232,7 @@ struct Options : CommonOptions {
 [[noreturn]] void usage(int code) {
   std::fprintf(code == 0 ? stdout : stderr,
                "usage: lowp_bench_nvfp4_per_token [--quick] [--shape MxK] [--m M] [--k K] [--reps N] [--batch N]\n"
-               "                                  [--json FILE]\n"
+               "                                  [--ops A,B] [--json FILE]\n"
                "  default sweep: M in {1024,...,32768} x K in {2048,4096,8192}; --quick: M in {16384,4096} x K in\n"
                "  {8192,4096}; --shape MxK (or --m and/or --k) restricts it. M and K must be multiples of 16.\n");
   std::exit(code);
@@ -430,13 +434,18 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     c.amax_estimation = 0;
     return lowp_quantize(&t.x, &q, &c, st);
   };
-  auto grouped = [&](int g) -> Call {
-    return [&, g](int s) {
+  auto grouped = [&](int g, bool amax_given) -> Call {
+    return [&, g, amax_given](int s) {
       const Set& t = sets[static_cast<size_t>(s)];
       lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);
-      const lowp_quant_config c = token_cfg(false, false, false);
+      const lowp_quant_config c = token_cfg(false, false, amax_given);
       return lowp_nvfp4_grouped_quantize(&t.x, kGroupN[g], d_members[g], &q, &c, A.ws, A.ws_bytes, st);
     };
+  };
+  auto grouped_k1 = [&](int s) {
+    const Set& t = sets[static_cast<size_t>(s)];
+    const lowp_quant_config c = token_cfg(false, false, false);
+    return lowp_nvfp4_grouped_amax(&t.x, kGroupN[0], d_members[0], t.row_a, t.col_a, &c, A.ws, A.ws_bytes, st);
   };
 
   // Untimed: k1 on every set, so k2 (amax given) reads real amaxes; the first per-token call, so
@@ -469,9 +478,14 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
   for (int g = 0; g < 2; ++g) {
     const double Sg = static_cast<double>(grouped_scale_bytes(members[g], K));
     const double Ag = 4.0 * static_cast<double>(M + kGroupN[g] * K);
-    ops.push_back({g == 0 ? "grouped8" : "grouped64", 4 * n + n + Sg + Ag, grouped(g), g});
+    ops.push_back({g == 0 ? "grouped8" : "grouped64", 4 * n + n + Sg + Ag, grouped(g, false), g});
+    if (g == 0) {  // the two halves of grouped8, against k1 and k2
+      ops.push_back({"grouped8_k1", 2 * n + Ag, grouped_k1, g});
+      ops.push_back({"grouped8_k2", 2 * n + n + Sg + Ag, grouped(g, true), g});
+    }
   }
   for (const Op& op : ops) {
+    if (!o.runs(op.name)) continue;
     OpRow r;
     r.op = op.name;
     r.m = M;

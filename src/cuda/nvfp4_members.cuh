@@ -23,40 +23,64 @@ struct Member {
   int64_t t, tile0, row0, row_end, quads0;
 };
 
-// The member holding row-tile slot `slot` (warp-wide, as find_member). The last search round
-// loads every candidate's entries with its prefix and the answer's lane hands them out: one
-// memory round trip for groups of up to 32 members instead of two. A slot past the live tiles
-// (or a bad layout's map) gives some member's entries, for the caller to discard: lane 0's
-// candidate always qualifies (tile0[0] = 0, and lo only moves to a qualifying index), so every
-// read stays in [0, n].
-__device__ inline Member find_member_of_slot(const MemberMap& g, int64_t slot) {
-  int64_t lo, hi;
-  narrow_members(g.tile0, g.n, slot, &lo, &hi);
+// Lane's candidate lo + lane of [lo, hi) with its prefix entries (t = hi when it has none).
+__device__ inline Member load_candidate(const MemberMap& g, int64_t lo, int64_t hi) {
   const int64_t idx = lo + (threadIdx.x & 31);
-  Member c{idx, 0, 0, 0, 0};
-  if (idx < hi) c = {idx, g.tile0[idx], g.row0[idx], g.row0[idx + 1], g.col_quads0[idx]};
-  const int w = last_le_lane(idx < hi && c.tile0 <= slot);
+  if (idx >= hi) return {hi, 0, 0, 0, 0};
+  return {idx, g.tile0[idx], g.row0[idx], g.row0[idx + 1], g.col_quads0[idx]};
+}
+
+// The member holding `slot` among the candidates (warp-wide): the last one starting at or before
+// it. Lane 0's candidate (lo) qualifies for any slot >= 0 (tile0[0] = 0, and the narrowing only
+// moves lo to a qualifying index), so the answer is always some member of [0, n).
+__device__ inline Member pick_member(const Member& c, int64_t hi, int64_t slot) {
+  const int w = last_le_lane(c.t < hi && c.tile0 <= slot);
   return {__shfl_sync(0xFFFFFFFFu, c.t, w), __shfl_sync(0xFFFFFFFFu, c.tile0, w), __shfl_sync(0xFFFFFFFFu, c.row0, w),
           __shfl_sync(0xFFFFFFFFu, c.row_end, w), __shfl_sync(0xFFFFFFFFu, c.quads0, w)};
 }
 
-// Slot `slot` of a launch over row-tile slots x a.col_tiles: the matrix it encodes (a member's
-// view of the group's arrays) and its tile index in that matrix. False: nothing to do. Every
-// thread of the launch block must call it (warp-wide search).
-template <typename T>
-__device__ inline bool member_tile(const TileArgs& whole, const MemberMap& g, int64_t block, TileArgs* m,
-                                   int64_t* tile) {
-  *tile = block;
+// Launch block `block` of a group launch over row-tile slots x col_tiles: its row-tile slot and
+// member (warp-wide), or false past the live tiles (a bad layout has none). Forward, block b
+// takes slot b / col_tiles; reversed, the live slots are walked from the last one, so the
+// launch's surplus blocks (it is sized for the worst split) still come last and exit after the
+// live ones have started. Groups of up to 32 members load their candidates and the live count
+// in one memory round trip (the slot is needed only for the pick); larger groups read the live
+// count first, since the narrowing rounds read the map at the slot.
+template <bool kReverse>
+__device__ inline bool locate_slot(const MemberMap& g, int64_t block, int64_t col_tiles, int64_t* slot, Member* mb) {
+  const int64_t rank = block / col_tiles;
+  int64_t lo = 0, hi = g.n, live = 0;
+  if (g.n > 32) {
+    live = *g.live_tiles;
+    if (rank >= live) return false;
+    narrow_members(g.tile0, g.n, kReverse ? live - 1 - rank : rank, &lo, &hi);
+  }
+  const Member c = load_candidate(g, lo, hi);
+  if (g.n <= 32) {
+    live = *g.live_tiles;
+    if (rank >= live) return false;
+  }
+  *slot = kReverse ? live - 1 - rank : rank;
+  *mb = pick_member(c, hi, *slot);
+  return true;
+}
+
+// Launch block `block` (reversed: counted from the last tile): the matrix it encodes (a
+// member's view of the group's arrays, or the whole matrix) and its tile index in that matrix.
+// False: nothing to do. Every thread of the launch block must call it (warp-wide search).
+template <typename T, bool kReverse>
+__device__ inline bool member_tile(const TileArgs& whole, const MemberMap& g, int64_t block, TileArgs* m, int64_t* tile) {
+  const int64_t ct = whole.col_tiles;
   if (g.n == 0) {
+    *tile = kReverse ? (whole.rows + kTile - 1) / kTile * ct - 1 - block : block;
     *m = whole;
     return true;
   }
-  const int64_t slot = block / whole.col_tiles;
-  const int64_t live = *g.live_tiles;  // loaded alongside the search's first loads
-  const Member mb = find_member_of_slot(g, slot);
-  if (slot >= live) return false;
+  int64_t slot;
+  Member mb;
+  if (!locate_slot<kReverse>(g, block, ct, &slot, &mb)) return false;
   const int64_t t = mb.t, r0 = mb.row0, k = whole.cols;
-  *tile = (slot - mb.tile0) * whole.col_tiles + block % whole.col_tiles;
+  *tile = (slot - mb.tile0) * ct + (kReverse ? ct - 1 - block % ct : block % ct);
   // Copied here, after the exits: copied first, nvcc 13.0 dropped the x offset below once
   // TileArgs grew from 128 to 136 bytes (members read member 0's rows; the grouped tests caught it).
   *m = whole;

@@ -12,9 +12,9 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(Tile
   auto& sm = *reinterpret_cast<typename Tile::Smem*>(dynamic_smem);
   TileArgs a;
   int64_t tile;
-  // Tiles in reverse launch order: the encode follows an amax pass over the same x (K1, the
-  // per-tensor amax passes), and the tiles that pass read last are the ones still in L2.
-  if (!member_tile<T>(whole, g, gridDim.x - 1 - blockIdx.x, &a, &tile)) return;
+  // Tiles in reverse order: the encode follows an amax pass over the same x (K1, the per-tensor
+  // amax passes), and the tiles that pass read last are the ones still in L2.
+  if (!member_tile<T, true>(whole, g, blockIdx.x, &a, &tile)) return;
   const Tile t(a, tile, sm);  // copies start first: the tables below overlap their latency
   t.prepare(a, sm);
   Tile::wait_loads();

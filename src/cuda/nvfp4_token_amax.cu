@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   __shared__ uint32_t col_part[G::kRowGroups][kTile];
   TileArgs a;
   int64_t tile;
-  if (!member_tile<T>(whole, g, blockIdx.x, &a, &tile)) return;
+  if (!member_tile<T, false>(whole, g, blockIdx.x, &a, &tile)) return;
   const RegisterTile<T> t(a, tile);
   if (a.row_amax != nullptr) {
     uint32_t v[kBlock];
