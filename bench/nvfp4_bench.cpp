@@ -9,6 +9,7 @@
 //   swz         rn with the scales written swizzled (fused)
 //   pipe_exact  the whole columnwise-RHT recipe: amax pass + exact post-RHT amax pass + cast
 //   pipe_est    the same with amax estimation: amax pass + cast (no post-RHT amax pass)
+//   amax        the pipelines' flat amax pass alone (lowp_amax of x)
 //   dequant     lowp_dequantize of the rowwise copy to bf16
 //   swizzle     lowp_nvfp4_swizzle_scales of the rowwise scales (compact -> swizzled)
 //
@@ -16,6 +17,7 @@
 //   cast ops    2 (read x) + 2 x (0.5 + 1/16)                    = 3.125 B
 //   pipe_exact  3 reads of x (amax, RHT amax, cast) + 1.125      = 7.125 B
 //   pipe_est    2 reads of x (amax, cast) + 1.125                = 5.125 B
+//   amax        1 read of x                                      = 2 B
 //   dequant     0.5 + 1/16 (read codes, scales) + 2 (write bf16) = 2.5625 B
 //   swizzle     2 x 1/16 (read and write the rowwise scales)     = 0.125 B
 // frac = (floor / time) / copy bandwidth (read + write of a large D2D cudaMemcpyAsync, the
@@ -192,6 +194,11 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
       {"swz", 3.125, quant(0, LOWP_SCALE_LAYOUT_SWIZZLED)},
       {"pipe_exact", 7.125, quant(4, LOWP_SCALE_LAYOUT_COMPACT)},
       {"pipe_est", 5.125, quant(5, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"amax", 2.0,
+       [&](int s) {
+         Set& t = sets[static_cast<size_t>(s)];
+         return lowp_amax(&t.x, A.amax + 4 * s + 2, st);
+       }},
       {"dequant", 2.5625,
        [&](int s) {
          Set& t = sets[static_cast<size_t>(s)];
