@@ -84,9 +84,15 @@ __device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, 
   if (threadIdx.x == 0) finish_member_map(ws, n, total, carry, first_bad);
 }
 
-// build_member_map for groups of up to 32 members: one warp, the scan by shuffles, no barriers.
-__device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
-  const int lane = threadIdx.x;
+// A group of up to 32 members as one warp scans it (shuffles, no barriers): each lane's
+// exclusive sums, the totals, and the first bad member (ULLONG_MAX: none).
+struct WarpScan {
+  Counts before, sum;
+  unsigned long long first_bad;
+};
+
+__device__ WarpScan scan_members_warp(const int64_t* rows, int64_t n, int64_t total, bool rows16) {
+  const int lane = threadIdx.x & 31;
   const int64_t m = lane < n ? rows[lane] : 0;
   const Counts own = counts_of(m);
   Counts inc = own;
@@ -97,16 +103,23 @@ __device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t to
     for (int q = 0; q < 3; ++q) up.v[q] = __shfl_up_sync(0xFFFFFFFFu, inc.v[q], o);
     if (lane >= o) inc = inc + up;
   }
-  Counts before = inc;  // the exclusive sums: inc less the lane's own counts
+  WarpScan w;
+  w.before = inc;  // the exclusive sums: inc less the lane's own counts
 #pragma unroll
-  for (int q = 0; q < 3; ++q) before.v[q] -= own.v[q];
-  const bool ok = member_rows_ok(m, static_cast<int64_t>(before.v[0]), total, rows16);
+  for (int q = 0; q < 3; ++q) w.before.v[q] -= own.v[q];
+  const bool ok = member_rows_ok(m, static_cast<int64_t>(w.before.v[0]), total, rows16);
   const unsigned bad = __ballot_sync(0xFFFFFFFFu, lane < n && !ok);
-  if (lane < n) store_entry(ws, n, lane, before);
-  Counts sum;  // lanes past n add 0: lane 31 holds the totals
 #pragma unroll
-  for (int q = 0; q < 3; ++q) sum.v[q] = __shfl_sync(0xFFFFFFFFu, inc.v[q], 31);
-  if (lane == 0) finish_member_map(ws, n, total, sum, bad != 0 ? static_cast<unsigned long long>(__ffs(bad) - 1) : ULLONG_MAX);
+  for (int q = 0; q < 3; ++q) w.sum.v[q] = __shfl_sync(0xFFFFFFFFu, inc.v[q], 31);  // lanes past n add 0
+  w.first_bad = bad != 0 ? static_cast<unsigned long long>(__ffs(bad) - 1) : ULLONG_MAX;
+  return w;
+}
+
+// build_member_map for groups of up to 32 members: one warp.
+__device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
+  const WarpScan w = scan_members_warp(rows, n, total, rows16);
+  if (static_cast<int64_t>(threadIdx.x) < n) store_entry(ws, n, threadIdx.x, w.before);
+  if (threadIdx.x == 0) finish_member_map(ws, n, total, w.sum, w.first_bad);
 }
 
 // The group's validity as block 0 finds it, by a reduction: with every member's rows >= 0 (and
@@ -142,6 +155,19 @@ __global__ void zero_amaxes_kernel(GroupAmaxes z) {
   zero_share(z, blockIdx.x * int64_t{blockDim.x} + threadIdx.x, int64_t{gridDim.x} * blockDim.x);
 }
 
+// The layout's validity as block 0 finds it (finish_member_map's status is 0): groups of up
+// to 32 members by block 0's own warp scan, larger ones by layout_valid's reduction.
+__device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, bool rows16) {
+  if (n > 32) return layout_valid(rows, n, total, rows16);
+  __shared__ bool valid;
+  if (threadIdx.x < 32) {
+    const WarpScan w = scan_members_warp(rows, n, total, rows16);
+    if (threadIdx.x == 0) valid = w.first_bad == ULLONG_MAX && static_cast<int64_t>(w.sum.v[0]) == total;
+  }
+  __syncthreads();
+  return valid;
+}
+
 // Every block but block 0 zeroes its share of the amax arrays when the layout is valid.
 __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t* rows, int64_t n, int64_t total,
                                                                   bool rows16, int64_t* ws, GroupAmaxes z) {
@@ -150,7 +176,7 @@ __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t*
     else if (threadIdx.x < 32) build_member_map_warp(rows, n, total, rows16, ws);
     return;
   }
-  if (!layout_valid(rows, n, total, rows16)) return;
+  if (!group_valid(rows, n, total, rows16)) return;
   zero_share(z, (blockIdx.x - 1) * int64_t{kPrepThreads} + threadIdx.x, int64_t{gridDim.x - 1} * kPrepThreads);
 }
 
