@@ -21,6 +21,8 @@
 //                  lowp_grouped_workspace_size bytes; lowp_grouped_layout_error must be 0 after
 //   grouped8_k1    lowp_nvfp4_grouped_amax of the N = 8 split (prep launch + K1), against k1
 //   grouped8_k2    grouped8 with cfg.amax_given = 1 (prep launch + K2), against k2
+//   grouped8_r128  grouped8 with cfg.group_row_multiple = 128 (when the split's rows are
+//                  multiples of 128: launches sized for the real tile count, no idle blocks)
 //
 // Bytes that must move (the floor) with n = M*K, S = both orientations' padded scale arrays
 // (roundup(R,128) * roundup(B,4) bytes each, the same in both layouts), Am = 4M + 4K:
@@ -90,6 +92,7 @@ struct Summary {
   int64_t m = 0, k = 0;
   double token = NAN, k1 = NAN, k2 = NAN, tensor = NAN, token_frac = NAN, k2_frac = NAN;
   double fused = NAN, sep = NAN, g8 = NAN, g64 = NAN;  // g8, g64: grouped / single
+  double g8r = NAN;                                    // grouped8_r128 / single
   bool star = false;                                   // some value from an eager time
 };
 
@@ -107,6 +110,7 @@ Summary summary_of(int64_t m, int64_t k) {
   s.fused = ms("swz_fused", m, k, st);
   s.sep = ms("swz_sep", m, k, st);
   s.g8 = ms("grouped8", m, k, st) / s.token;
+  s.g8r = ms("grouped8_r128", m, k, st) / s.token;
   s.g64 = ms("grouped64", m, k, st) / s.token;
   return s;
 }
@@ -158,11 +162,11 @@ void write_json(bool complete, const std::string& key) {
                  "%s\n    {\"m\": %lld, \"k\": %lld, \"token_ms\": %s, \"k1_ms\": %s, \"k2_ms\": %s, "
                  "\"tensor_rht_sr_ms\": %s, \"tensor_over_token\": %s, \"token_frac\": %s, \"k2_frac\": %s, "
                  "\"swz_fused_ms\": %s, \"swz_sep_ms\": %s, \"grouped8_over_single\": %s, "
-                 "\"grouped64_over_single\": %s, \"some_eager\": %s}",
+                 "\"grouped64_over_single\": %s, \"grouped8_r128_over_single\": %s, \"some_eager\": %s}",
                  i == 0 ? "" : ",", static_cast<long long>(s.m), static_cast<long long>(s.k), jnum(s.token).c_str(),
                  jnum(s.k1).c_str(), jnum(s.k2).c_str(), jnum(s.tensor).c_str(), jnum(s.tensor / s.token).c_str(),
                  jnum(s.token_frac).c_str(), jnum(s.k2_frac).c_str(), jnum(s.fused).c_str(), jnum(s.sep).c_str(),
-                 jnum(s.g8).c_str(), jnum(s.g64).c_str(), s.star ? "true" : "false");
+                 jnum(s.g8).c_str(), jnum(s.g64).c_str(), jnum(s.g8r).c_str(), s.star ? "true" : "false");
   }
   std::fprintf(f, "\n  ],\n  \"notes\": [");
   write_json_strings(f, g_run.notes);
@@ -200,15 +204,16 @@ void print_table() {
                 gbps / cbw, t / ms("token", r.m, r.k));
   }
   std::printf("\nper shape (graph ms; * = some value from eager): tensor/token = tensor_rht_sr / token;"
-              " frac of the floors;\nfused = swz_fused, sep = swz_sep; g8, g64 = grouped N / single token\n");
-  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s\n", "M", "K", "token", "k1", "k2", "tensor",
-              "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64");
+              " frac of the floors;\nfused = swz_fused, sep = swz_sep; g8, g64 = grouped N / single token; g8r128 ="
+              " grouped8_r128 / single token\n");
+  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s %6s\n", "M", "K", "token", "k1", "k2", "tensor",
+              "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64", "g8r128");
   for (const Shape& sh : distinct_shapes(g_run.rows)) {
     const Summary s = summary_of(sh.m, sh.k);
-    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f%s\n", static_cast<long long>(s.m),
+    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f %6.2f%s\n", static_cast<long long>(s.m),
                 static_cast<long long>(s.k), cell(s.token).c_str(), cell(s.k1).c_str(), cell(s.k2).c_str(),
                 cell(s.tensor).c_str(), s.tensor / s.token, s.token_frac, s.k2_frac, cell(s.fused).c_str(),
-                cell(s.sep).c_str(), s.g8, s.g64, s.star ? " *" : "");
+                cell(s.sep).c_str(), s.g8, s.g64, s.g8r, s.star ? " *" : "");
   }
   print_notes_and_warnings(g_run);
   std::fflush(stdout);
@@ -434,11 +439,12 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     c.amax_estimation = 0;
     return lowp_quantize(&t.x, &q, &c, st);
   };
-  auto grouped = [&](int g, bool amax_given) -> Call {
-    return [&, g, amax_given](int s) {
+  auto grouped = [&](int g, bool amax_given, int row_multiple) -> Call {
+    return [&, g, amax_given, row_multiple](int s) {
       const Set& t = sets[static_cast<size_t>(s)];
       lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);
-      const lowp_quant_config c = token_cfg(false, false, amax_given);
+      lowp_quant_config c = token_cfg(false, false, amax_given);
+      c.group_row_multiple = row_multiple;
       return lowp_nvfp4_grouped_quantize(&t.x, kGroupN[g], d_members[g], &q, &c, A.ws, A.ws_bytes, st);
     };
   };
@@ -478,10 +484,12 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
   for (int g = 0; g < 2; ++g) {
     const double Sg = static_cast<double>(grouped_scale_bytes(members[g], K));
     const double Ag = 4.0 * static_cast<double>(M + kGroupN[g] * K);
-    ops.push_back({g == 0 ? "grouped8" : "grouped64", 4 * n + n + Sg + Ag, grouped(g, false), g});
-    if (g == 0) {  // the two halves of grouped8, against k1 and k2
+    ops.push_back({g == 0 ? "grouped8" : "grouped64", 4 * n + n + Sg + Ag, grouped(g, false, 0), g});
+    if (g == 0) {  // the two halves of grouped8, against k1 and k2; grouped8 told its rows are 128-multiples
       ops.push_back({"grouped8_k1", 2 * n + Ag, grouped_k1, g});
-      ops.push_back({"grouped8_k2", 2 * n + n + Sg + Ag, grouped(g, true), g});
+      ops.push_back({"grouped8_k2", 2 * n + n + Sg + Ag, grouped(g, true, 0), g});
+      if (std::all_of(members[g].begin(), members[g].end(), [](int64_t m) { return m % 128 == 0; }))
+        ops.push_back({"grouped8_r128", 4 * n + n + Sg + Ag, grouped(g, false, 128), g});
     }
   }
   for (const Op& op : ops) {

@@ -156,6 +156,13 @@ typedef struct lowp_quant_config {
                                    (e.g. reduced across ranks, or from lowp_nvfp4_amax_per_token)
                                    and used as is, nothing computed or written for it;
                                    amax_estimation is then ignored. */
+  int group_row_multiple;     /**< NVFP4 grouped calls only (lowp_nvfp4_grouped_quantize / _amax):
+                                   the caller's promise that every member's row count is a
+                                   multiple of this, checked with the layout. 0 (default): none
+                                   beyond the rules there; 16, 32, 64 or 128. CUDA sizes its
+                                   launches for the worst split the promise allows: with 128
+                                   (members padded to 128-row GEMM tiles) no launched block
+                                   idles, which matters for small groups. */
 } lowp_quant_config;
 
 /** Fills `cfg` with the defaults above. */
@@ -428,11 +435,13 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * only) are never read by the host: no host sync, graph-capturable; a layout that breaks the
  * rules is caught on the device, nothing is written, and lowp_grouped_layout_error(workspace)
  * reports index + 1 of the first bad member (a negative M_t, M_t % 16 != 0 with the
- * columnwise copy, or members running past R; members that end short of R report the last one).
+ * columnwise copy, M_t not a multiple of a declared cfg->group_row_multiple, or members running
+ * past R; members that end short of R report the last one).
  * workspace: lowp_grouped_workspace_size(N) bytes, 8-byte aligned, in device memory for the CUDA
  * backend; the CPU backend needs none (NULL, 0 is fine).
  * CUDA: the same launches for any N (a prep kernel that checks the layout on the device and
- * zeroes the amaxes, one K1 and one K2 launch over all members) when x is 16-byte aligned, the codes 8-byte
+ * zeroes the amaxes, one K1 and one K2 launch over all members, sized for the worst split of R
+ * rows into N members: cfg->group_row_multiple = 128 sizes them exactly) when x is 16-byte aligned, the codes 8-byte
  * and the scale arrays 4-byte aligned (any cudaMalloc'd buffers are). Other alignments give the
  * same bytes member by member with host member_rows, and LOWP_ERROR_UNSUPPORTED (nothing
  * written) with device member_rows. lowp_nvfp4_grouped_amax likewise needs x aligned and

@@ -64,21 +64,37 @@ lowp_status check_group_input(const lowp_tensor* x, int64_t n, const int64_t* me
   return check_same_space({{member_rows, "member_rows"}}, rows_space);
 }
 
+// The multiple every member's rows must have (nvfp4_group_row_multiple) and why, for messages.
+struct RowMultiple {
+  int64_t value;
+  const char* why;
+};
+
+// cfg->group_row_multiple checked, combined with the copy's own need (`columnwise`: 16, for `why`).
+lowp_status group_row_multiple(const lowp_quant_config& c, bool columnwise, const char* why, RowMultiple* out) {
+  const int d = c.group_row_multiple;
+  if (d != 0 && d != 16 && d != 32 && d != 64 && d != 128)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->group_row_multiple is %d; must be 0 (no promise), 16, 32, 64 or 128", d);
+  const int64_t value = nvfp4_group_row_multiple(columnwise, d);
+  *out = {value, value == d ? "cfg->group_row_multiple" : why};
+  return LOWP_SUCCESS;
+}
+
 // Host member_rows: every member valid (group_layout_rules.h) and together they cover x exactly.
-lowp_status check_host_member_rows(const int64_t* rows, int64_t n, int64_t total, bool multiple_of_16,
-                                   const char* why16) {
+lowp_status check_host_member_rows(const int64_t* rows, int64_t n, int64_t total, const RowMultiple& mult) {
   int64_t start = 0;
   for (int64_t t = 0; t < n; ++t) {
     const int64_t m = rows[t];
-    if (!member_rows_ok(m, start, total, multiple_of_16)) {
+    if (!member_rows_ok(m, start, total, mult.value)) {
       if (m < 0) return fail(LOWP_ERROR_INVALID_ARGUMENT, "member_rows[%lld] is %lld; must be >= 0", ll(t), ll(m));
       if (m > total - start)
         return fail(LOWP_ERROR_INVALID_ARGUMENT,
                     "member_rows[%lld] is %lld: members 0..%lld have more rows than x->rows (%lld); the "
                     "members must cover x exactly",
                     ll(t), ll(m), ll(t), ll(total));
-      return fail(LOWP_ERROR_INVALID_ARGUMENT, "member_rows[%lld] is %lld; %s needs every member's rows %% 16 == 0",
-                  ll(t), ll(m), why16);
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "member_rows[%lld] is %lld; %s needs every member's rows %% %lld == 0",
+                  ll(t), ll(m), mult.why, ll(mult.value));
     }
     start += m;
   }
@@ -90,15 +106,14 @@ lowp_status check_host_member_rows(const int64_t* rows, int64_t n, int64_t total
 
 // Backend of a grouped call (data space), its workspace, and host member_rows checked up front.
 lowp_status check_group_backend(MemorySpace data, MemorySpace rows_space, const lowp_tensor& x, int64_t n,
-                                const int64_t* member_rows, bool multiple_of_16, const char* why16, const void* ws,
-                                size_t ws_bytes) {
+                                const int64_t* member_rows, const RowMultiple& mult, const void* ws, size_t ws_bytes) {
   LOWP_TRY(check_grouped_backend(data, rows_space == MemorySpace::kDevice, "member_rows is", n, ws, ws_bytes));
   if (data == MemorySpace::kDevice) {
     MemorySpace ws_space;
     LOWP_TRY(check_same_space({{x.data, "x->data"}, {ws, "workspace"}}, &ws_space));
   }
   if (rows_space == MemorySpace::kHost)
-    LOWP_TRY(check_host_member_rows(member_rows, n, x.rows, multiple_of_16, why16));
+    LOWP_TRY(check_host_member_rows(member_rows, n, x.rows, mult));
   return LOWP_SUCCESS;
 }
 
@@ -193,9 +208,10 @@ lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensor
   a.t = make_args(*x, *q, c, want_row, want_col);
   MemorySpace space;
   LOWP_TRY(nvfp4_api::quantize_space(x->data, a.t.row, a.t.col, a.t.rng_state, &space));
-  LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, want_col, "the columnwise copy",
-                               workspace, workspace_bytes));
-  a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace};
+  RowMultiple mult;
+  LOWP_TRY(group_row_multiple(c, want_col, "the columnwise copy", &mult));
+  LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, mult, workspace, workspace_bytes));
+  a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace, mult.value};
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_grouped_quantize(a, stream) : cpu::nvfp4_grouped_quantize(a));
   return succeed();
 }
@@ -209,9 +225,11 @@ lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors, c
   LOWP_TRY(check_amax_call(*x, row_amax, col_amax, cfg, &a.t));
   MemorySpace space;
   LOWP_TRY(check_same_space({{x->data, "x->data"}, {row_amax, "row_amax"}, {col_amax, "col_amax"}}, &space));
-  LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, col_amax != nullptr && a.t.rht,
-                               "col_amax with cfg->rht", workspace, workspace_bytes));
-  a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace};
+  RowMultiple mult;
+  LOWP_TRY(group_row_multiple(nvfp4_api::resolve_config(cfg), col_amax != nullptr && a.t.rht, "col_amax with cfg->rht",
+                              &mult));
+  LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, mult, workspace, workspace_bytes));
+  a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace, mult.value};
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_grouped_amax(a, stream) : cpu::nvfp4_grouped_amax(a));
   return succeed();
 }

@@ -19,11 +19,19 @@ LOWP_HD bool member_after(int64_t o, int64_t pf, int64_t pl, int64_t po) { retur
 
 // NVFP4 grouped per-token: member t has `rows` rows starting at row `start` (the sum of the
 // earlier members' rows, itself <= total) of a `total`-row tensor. It is valid when rows >= 0,
-// it ends inside the tensor and, when a columnwise copy is made, rows % 16 == 0. The group is
+// it ends inside the tensor and rows % multiple == 0 (nvfp4_group_row_multiple). The group is
 // valid when every member is and the last one ends exactly at `total`; when only that fails,
 // the last member is the one reported.
-LOWP_HD bool member_rows_ok(int64_t rows, int64_t start, int64_t total, bool multiple_of_16) {
-  return rows >= 0 && rows <= total - start && (!multiple_of_16 || rows % 16 == 0);
+LOWP_HD bool member_rows_ok(int64_t rows, int64_t start, int64_t total, int64_t multiple) {
+  return rows >= 0 && rows <= total - start && rows % multiple == 0;
+}
+
+// The multiple every member's rows must have: 16 when a columnwise copy (or RHT column amax)
+// is made, and the caller's cfg->group_row_multiple when it declares one (0: none; else 16, 32,
+// 64 or 128, so the larger of the two is a multiple of both).
+LOWP_HD int64_t nvfp4_group_row_multiple(bool columnwise, int declared) {
+  const int64_t need = columnwise ? 16 : 1;
+  return declared > need ? declared : need;
 }
 
 // Bytes of member t's own block-scale arrays in the grouped NVFP4 outputs (m rows, K cols, the

@@ -91,6 +91,7 @@ struct Nvfp4GroupRows {
   const int64_t* member_rows;
   bool rows_on_device;
   void* workspace;  // lowp_grouped_workspace_size(n) bytes (CUDA); may be null on the CPU
+  int64_t row_multiple;  // every member's rows % row_multiple == 0 (nvfp4_group_row_multiple)
 };
 
 // The single-tensor arguments describe the whole buffer and the group's output arrays (layout in

@@ -56,7 +56,7 @@ __device__ void finish_member_map(int64_t* ws, int64_t n, int64_t total, const C
 // Block 0: the member map and the status. Sums run in unsigned arithmetic: after a bad member
 // they may wrap, but only the first bad member is reported and every prefix before it is a valid
 // partial sum (<= total).
-__device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
+__device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, int64_t multiple, int64_t* ws) {
   using Scan = cub::BlockScan<Counts, kPrepThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ Counts carry;
@@ -73,7 +73,7 @@ __device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, 
     Scan(scan_storage).ExclusiveScan(counts_of(m), ex, Counts{}, [](const Counts& a, const Counts& b) { return a + b; }, sum);
     if (t < n) {
       const Counts before = carry + ex;
-      if (!member_rows_ok(m, static_cast<int64_t>(before.v[0]), total, rows16))
+      if (!member_rows_ok(m, static_cast<int64_t>(before.v[0]), total, multiple))
         atomicMin(&first_bad, static_cast<unsigned long long>(t));
       store_entry(ws, n, t, before);
     }
@@ -91,7 +91,7 @@ struct WarpScan {
   unsigned long long first_bad;
 };
 
-__device__ WarpScan scan_members_warp(const int64_t* rows, int64_t n, int64_t total, bool rows16) {
+__device__ WarpScan scan_members_warp(const int64_t* rows, int64_t n, int64_t total, int64_t multiple) {
   const int lane = threadIdx.x & 31;
   const int64_t m = lane < n ? rows[lane] : 0;
   const Counts own = counts_of(m);
@@ -107,7 +107,7 @@ __device__ WarpScan scan_members_warp(const int64_t* rows, int64_t n, int64_t to
   w.before = inc;  // the exclusive sums: inc less the lane's own counts
 #pragma unroll
   for (int q = 0; q < 3; ++q) w.before.v[q] -= own.v[q];
-  const bool ok = member_rows_ok(m, static_cast<int64_t>(w.before.v[0]), total, rows16);
+  const bool ok = member_rows_ok(m, static_cast<int64_t>(w.before.v[0]), total, multiple);
   const unsigned bad = __ballot_sync(0xFFFFFFFFu, lane < n && !ok);
 #pragma unroll
   for (int q = 0; q < 3; ++q) w.sum.v[q] = __shfl_sync(0xFFFFFFFFu, inc.v[q], 31);  // lanes past n add 0
@@ -116,16 +116,16 @@ __device__ WarpScan scan_members_warp(const int64_t* rows, int64_t n, int64_t to
 }
 
 // build_member_map for groups of up to 32 members: one warp.
-__device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t total, bool rows16, int64_t* ws) {
-  const WarpScan w = scan_members_warp(rows, n, total, rows16);
+__device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t total, int64_t multiple, int64_t* ws) {
+  const WarpScan w = scan_members_warp(rows, n, total, multiple);
   if (static_cast<int64_t>(threadIdx.x) < n) store_entry(ws, n, threadIdx.x, w.before);
   if (threadIdx.x == 0) finish_member_map(ws, n, total, w.sum, w.first_bad);
 }
 
 // The group's validity as block 0 finds it, by a reduction: with every member's rows >= 0 (and
-// % 16 == 0 when asked) the prefixes grow, so "each member ends inside total" and "the last
+// % multiple == 0) the prefixes grow, so "each member ends inside total" and "the last
 // ends at total" together say the rows sum to total. The sum saturates at total + 1.
-__device__ bool layout_valid(const int64_t* rows, int64_t n, int64_t total, bool rows16) {
+__device__ bool layout_valid(const int64_t* rows, int64_t n, int64_t total, int64_t multiple) {
   using Reduce = cub::BlockReduce<unsigned long long, kPrepThreads>;
   __shared__ typename Reduce::TempStorage storage;
   const unsigned long long cap = static_cast<unsigned long long>(total) + 1;
@@ -134,7 +134,7 @@ __device__ bool layout_valid(const int64_t* rows, int64_t n, int64_t total, bool
   unsigned long long sum = 0;
   for (int64_t t = threadIdx.x; t < n; t += kPrepThreads) {
     const int64_t m = rows[t];
-    bad |= m < 0 || (rows16 && m % 16 != 0);
+    bad |= m < 0 || m % multiple != 0;
     sum = add(sum, m < 0 ? 0 : min(static_cast<unsigned long long>(m), cap));
   }
   sum = Reduce(storage).Reduce(sum, add);
@@ -157,11 +157,11 @@ __global__ void zero_amaxes_kernel(GroupAmaxes z) {
 
 // The layout's validity as block 0 finds it (finish_member_map's status is 0): groups of up
 // to 32 members by block 0's own warp scan, larger ones by layout_valid's reduction.
-__device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, bool rows16) {
-  if (n > 32) return layout_valid(rows, n, total, rows16);
+__device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, int64_t multiple) {
+  if (n > 32) return layout_valid(rows, n, total, multiple);
   __shared__ bool valid;
   if (threadIdx.x < 32) {
-    const WarpScan w = scan_members_warp(rows, n, total, rows16);
+    const WarpScan w = scan_members_warp(rows, n, total, multiple);
     if (threadIdx.x == 0) valid = w.first_bad == ULLONG_MAX && static_cast<int64_t>(w.sum.v[0]) == total;
   }
   __syncthreads();
@@ -170,13 +170,13 @@ __device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, bool 
 
 // Every block but block 0 zeroes its share of the amax arrays when the layout is valid.
 __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t* rows, int64_t n, int64_t total,
-                                                                  bool rows16, int64_t* ws, GroupAmaxes z) {
+                                                                  int64_t multiple, int64_t* ws, GroupAmaxes z) {
   if (blockIdx.x == 0) {
-    if (n > 32) build_member_map(rows, n, total, rows16, ws);
-    else if (threadIdx.x < 32) build_member_map_warp(rows, n, total, rows16, ws);
+    if (n > 32) build_member_map(rows, n, total, multiple, ws);
+    else if (threadIdx.x < 32) build_member_map_warp(rows, n, total, multiple, ws);
     return;
   }
-  if (!group_valid(rows, n, total, rows16)) return;
+  if (!group_valid(rows, n, total, multiple)) return;
   zero_share(z, (blockIdx.x - 1) * int64_t{kPrepThreads} + threadIdx.x, int64_t{gridDim.x - 1} * kPrepThreads);
 }
 
@@ -185,16 +185,17 @@ unsigned zeroing_blocks(const GroupAmaxes& z) {
   return static_cast<unsigned>(std::min<int64_t>((z.row_n + z.col_n + 16383) / 16384, int64_t{sm_count()} * 2));
 }
 
-// Row-tile slots of any valid split of `total` rows into n members: sum of ceil(M_t / 128) over
-// at most min(n, total) non-empty members.
-int64_t slot_bound(int64_t total, int64_t n) {
-  const int64_t nonempty = std::min(n, total);
-  return (total - nonempty) / kTile + nonempty;
+// Row-tile slots of any valid split of `total` rows into n members whose rows are multiples of
+// `multiple` (<= kTile, a power of two): ceil(M_t / 128) <= (M_t + 128 - multiple) / 128 over at
+// most min(n, total / multiple) non-empty members. With 128 it is total / 128: no surplus slot.
+int64_t slot_bound(int64_t total, int64_t n, int64_t multiple) {
+  const int64_t nonempty = std::min(n, total / multiple);
+  return (total + (kTile - multiple) * nonempty) / kTile;
 }
 
 }  // namespace
 
-lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows16, const GroupAmaxes& zero,
+lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const GroupAmaxes& zero,
                           cudaStream_t st, MemberMap* out) {
   auto* ws = static_cast<int64_t*>(g.workspace);
   const int64_t* rows = g.member_rows;
@@ -204,9 +205,11 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows
                         "nvfp4 grouped: copy member_rows"));
     rows = copy;
   }
-  group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, rows16, ws, zero);
+  group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, g.row_multiple, ws,
+                                                                       zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
-  *out = {g.n, map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2), ws + 1, slot_bound(total_rows, g.n)};
+  *out = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
+          ws + 1, slot_bound(total_rows, g.n, g.row_multiple)};
   return LOWP_SUCCESS;
 }
 

@@ -14,12 +14,12 @@ struct GroupAmaxes {
   int64_t col_n;
 };
 
-// The member map of a group of `total_rows` rows, built in g.workspace, and `zero` zeroed; rows16:
-// every member needs rows % 16 == 0 (a columnwise copy is made). One launch, enqueued only: a bad
+// The member map of a group of `total_rows` rows, built in g.workspace, and `zero` zeroed; every
+// member needs rows % g.row_multiple == 0. One launch, enqueued only: a bad
 // layout is found on the device (lowp_grouped_layout_error reads it), zeroes nothing and turns
 // every later kernel of the call into a no-op.
-lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, bool rows16, const GroupAmaxes& zero,
-                          cudaStream_t st, MemberMap* out);
+lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const GroupAmaxes& zero, cudaStream_t st,
+                          MemberMap* out);
 
 // Zeroes both arrays of z in one launch (one graph node where two memsets are two).
 lowp_status zero_amaxes(const GroupAmaxes& z, cudaStream_t st);

@@ -92,8 +92,8 @@ lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   // The prep launch zeroes the amaxes K1 folds into (a bad layout: untouched).
   const nvfp4::TileArgs k = amax_view(t);
   nvfp4::MemberMap g;
-  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.col.codes != nullptr,
-                                a.t.amax_given ? nvfp4::GroupAmaxes{} : amax_arrays(k, a.group.n), st, &g));
+  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.amax_given ? nvfp4::GroupAmaxes{} : amax_arrays(k, a.group.n),
+                                st, &g));
   if (!a.t.amax_given) LOWP_TRY(nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g));
   return nvfp4::encode(t, recipe(a.t), st, g);
 }
@@ -111,7 +111,7 @@ lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
   }
   const nvfp4::TileArgs k = amax_args(a.t);
   nvfp4::MemberMap g;
-  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.rht && a.t.col_amax != nullptr, amax_arrays(k, a.group.n), st, &g));
+  LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, amax_arrays(k, a.group.n), st, &g));
   return nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g);
 }
 

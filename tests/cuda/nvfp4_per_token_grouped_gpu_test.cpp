@@ -27,6 +27,7 @@ struct GroupCase {
   PtValues values = PtValues::kMixed;
   uint64_t seed = 1;
   int64_t total_rows = -1;  // x->rows when it is not the members' sum (bad layouts)
+  int row_multiple = 0;     // cfg->group_row_multiple
   int64_t N() const { return static_cast<int64_t>(rows.size()); }
   int64_t R() const {
     if (total_rows >= 0) return total_rows;
@@ -41,10 +42,10 @@ std::string describe(const GroupCase& g) {
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "in=%d N=%lld R=%lld K=%lld (%lld empty) row=%d col=%d rht=%d mask=0x%04x sr=%d swz=%d device_rows=%d "
-                "values=%s seed=%llu rows=",
+                "row_multiple=%d values=%s seed=%llu rows=",
                 g.in, static_cast<long long>(g.N()), static_cast<long long>(g.R()), static_cast<long long>(g.K),
                 static_cast<long long>(std::count(g.rows.begin(), g.rows.end(), 0)), g.row, g.col, g.rht, g.mask, g.sr,
-                g.layout == LOWP_SCALE_LAYOUT_SWIZZLED, g.device_rows, values_name(g.values),
+                g.layout == LOWP_SCALE_LAYOUT_SWIZZLED, g.device_rows, g.row_multiple, values_name(g.values),
                 static_cast<unsigned long long>(g.seed));
   std::string s = buf;
   for (size_t t = 0; t < g.rows.size() && t < 12; ++t) s += std::to_string(g.rows[t]) + ",";
@@ -71,7 +72,11 @@ Outputs initial_amax(const GroupCase& g) {
   return o;
 }
 
-lowp_quant_config config(const GroupCase& g, const uint64_t* rng) { return pt_config(g.rht, g.mask, g.sr, rng, false); }
+lowp_quant_config config(const GroupCase& g, const uint64_t* rng) {
+  lowp_quant_config c = pt_config(g.rht, g.mask, g.sr, rng, false);
+  c.group_row_multiple = g.row_multiple;
+  return c;
+}
 
 // The calls, on whichever memory space the pointers live in.
 lowp_status call_quantize(const GroupCase& g, void* x, const int64_t* rows, const std::array<void*, kNumBufs>& p,
@@ -216,9 +221,61 @@ std::vector<uint8_t> slice(const std::vector<uint8_t>& v, int64_t offset, size_t
   return std::vector<uint8_t>(v.begin() + offset, v.begin() + offset + static_cast<int64_t>(n));
 }
 
-// Every member's outputs (at the offsets lowp.h documents) == lowp_quantize of that member alone,
-// both on the device. SR numbers the blocks of a group member after member (block base R_t*K/16)
-// while a tensor alone starts at 0, so with SR only member 0 must match.
+// Every member's outputs of group g (at the offsets lowp.h documents) == lowp_quantize of that
+// member alone, both on the device. SR numbers the blocks of a group member after member (block
+// base R_t*K/16) while a tensor alone starts at 0, so with SR only member 0 must match.
+void compare_members_with_single(Tally& tally, const GroupCase& g) {
+  const std::string what = describe(g);
+  const std::vector<uint8_t> x = g.x();
+  DeviceGroup d(g, x, initial(g));
+  const Outputs grp = d.run(g, false);
+  if (grp.status != LOWP_SUCCESS) {
+    tally.fail(what + ": grouped " + lowp_status_name(grp.status) + " (" + grp.error + ")");
+    return;
+  }
+  const size_t es = dtype_size(g.in), k = static_cast<size_t>(g.K);
+  int64_t row0 = 0, row_s = 0, col_s = 0;
+  for (int64_t t = 0; t < g.N(); ++t) {
+    const int64_t m = g.rows[t];
+    const std::string mwhat = what + " member " + std::to_string(t) + " (" + std::to_string(m) + " rows)";
+    if (m == 0) {  // an empty member's column amaxes are written 0
+      if (g.col)
+        tally.check(bytes_equal(slice(grp.b[kColAmax], t * g.K * 4, k * 4), std::vector<uint8_t>(k * 4, 0), 1,
+                                g.K, "empty member columnwise amax", 4),
+                    mwhat);
+      continue;
+    }
+    if (!g.sr || t == 0) {
+      DeviceOutputs a(poisoned(pt_sizes(m, g.K)));
+      lowp_tensor xt{static_cast<uint8_t*>(d.x.get()) + static_cast<size_t>(row0) * k * es, g.in, m, g.K};
+      lowp_quantized_tensor q = pt_qtensor(m, g.K, g.layout, g.row, g.col, a.ptrs());
+      const lowp_quant_config cfg = config(g, static_cast<const uint64_t*>(d.rng.get()));
+      const Outputs alone = device_result(lowp_quantize(&xt, &q, &cfg, nullptr), a);
+      Outputs member = alone;  // parts not requested: not compared
+      member.status = grp.status;
+      const size_t codes = static_cast<size_t>(m) * k / 2;
+      if (g.row) {
+        member.b[kRowCodes] = slice(grp.b[kRowCodes], row0 * g.K / 2, codes);
+        member.b[kRowScales] = slice(grp.b[kRowScales], row_s, alone.b[kRowScales].size());
+        member.b[kRowAmax] = slice(grp.b[kRowAmax], row0 * 4, static_cast<size_t>(m) * 4);
+      }
+      if (g.col) {
+        member.b[kColCodes] = slice(grp.b[kColCodes], row0 * g.K / 2, codes);
+        member.b[kColScales] = slice(grp.b[kColScales], col_s, alone.b[kColScales].size());
+        member.b[kColAmax] = slice(grp.b[kColAmax], t * g.K * 4, k * 4);
+      }
+      tally.compare(mwhat, member, alone, "CUDA grouped", "CUDA alone");
+      tally.case_run();
+    }
+    row0 += m;
+    row_s += static_cast<int64_t>(pt_sizes(m, g.K).scale_inv_bytes[0]);
+    if (g.col) col_s += static_cast<int64_t>(pt_sizes(m, g.K).scale_inv_bytes[1]);
+  }
+}
+
+// compare_members_with_single over fuzzed groups; then groups whose members' rows are multiples
+// of 32, 64 or 128 that the call is told about (cfg->group_row_multiple: CUDA launches fewer
+// blocks, with 128 none idle).
 TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
   LOWP_REQUIRE_GPU();
   Tally tally("nvfp4 grouped member == single tensor (cuda)");
@@ -237,53 +294,22 @@ TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
         g.rows = make_split(n, g.col, rng);
         g.values = static_cast<PtValues>(i % static_cast<int>(PtValues::kCount));
         g.seed = static_cast<uint64_t>(2000 + i++);
-        const std::string what = describe(g);
-        const std::vector<uint8_t> x = g.x();
-        DeviceGroup d(g, x, initial(g));
-        const Outputs grp = d.run(g, false);
-        if (grp.status != LOWP_SUCCESS) {
-          tally.fail(what + ": grouped " + lowp_status_name(grp.status) + " (" + grp.error + ")");
-          continue;
-        }
-        const size_t es = dtype_size(g.in), k = static_cast<size_t>(g.K);
-        int64_t row0 = 0, row_s = 0, col_s = 0;
-        for (int64_t t = 0; t < g.N(); ++t) {
-          const int64_t m = g.rows[t];
-          const std::string mwhat = what + " member " + std::to_string(t) + " (" + std::to_string(m) + " rows)";
-          if (m == 0) {  // an empty member's column amaxes are written 0
-            if (g.col)
-              tally.check(bytes_equal(slice(grp.b[kColAmax], t * g.K * 4, k * 4), std::vector<uint8_t>(k * 4, 0), 1,
-                                      g.K, "empty member columnwise amax", 4),
-                          mwhat);
-            continue;
-          }
-          if (!g.sr || t == 0) {
-            DeviceOutputs a(poisoned(pt_sizes(m, g.K)));
-            lowp_tensor xt{static_cast<uint8_t*>(d.x.get()) + static_cast<size_t>(row0) * k * es, g.in, m, g.K};
-            lowp_quantized_tensor q = pt_qtensor(m, g.K, g.layout, g.row, g.col, a.ptrs());
-            const lowp_quant_config cfg = config(g, static_cast<const uint64_t*>(d.rng.get()));
-            const Outputs alone = device_result(lowp_quantize(&xt, &q, &cfg, nullptr), a);
-            Outputs member = alone;  // parts not requested: not compared
-            member.status = grp.status;
-            const size_t codes = static_cast<size_t>(m) * k / 2;
-            if (g.row) {
-              member.b[kRowCodes] = slice(grp.b[kRowCodes], row0 * g.K / 2, codes);
-              member.b[kRowScales] = slice(grp.b[kRowScales], row_s, alone.b[kRowScales].size());
-              member.b[kRowAmax] = slice(grp.b[kRowAmax], row0 * 4, static_cast<size_t>(m) * 4);
-            }
-            if (g.col) {
-              member.b[kColCodes] = slice(grp.b[kColCodes], row0 * g.K / 2, codes);
-              member.b[kColScales] = slice(grp.b[kColScales], col_s, alone.b[kColScales].size());
-              member.b[kColAmax] = slice(grp.b[kColAmax], t * g.K * 4, k * 4);
-            }
-            tally.compare(mwhat, member, alone, "CUDA grouped", "CUDA alone");
-            tally.case_run();
-          }
-          row0 += m;
-          row_s += static_cast<int64_t>(pt_sizes(m, g.K).scale_inv_bytes[0]);
-          if (g.col) col_s += static_cast<int64_t>(pt_sizes(m, g.K).scale_inv_bytes[1]);
-        }
+        compare_members_with_single(tally, g);
       }
+  for (int multiple : {32, 64, 128})
+    for (int64_t n : {1, 3, 8, 64}) {
+      if (quick_mode() && n == 64) continue;
+      GroupCase g;
+      g.in = i % 2 ? LOWP_DTYPE_FLOAT32 : LOWP_DTYPE_BFLOAT16;
+      g.rht = i % 3 == 0, g.device_rows = i % 4 != 0, g.row_multiple = multiple;
+      g.layout = i % 2 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
+      g.K = pick_k(n, rng);
+      g.rows = make_split(n, true, rng);
+      for (int64_t& m : g.rows) m *= multiple / 16;
+      g.values = static_cast<PtValues>(i % static_cast<int>(PtValues::kCount));
+      g.seed = static_cast<uint64_t>(2000 + i++);
+      compare_members_with_single(tally, g);
+    }
 }
 
 // A device-side layout that breaks the rules: the call succeeds (it cannot know), the layout
@@ -298,6 +324,7 @@ TEST(Nvfp4PerTokenGroupedGpu, BadDeviceLayoutIsReportedAndWritesNothing) {
     bool col;
     int64_t want;
     const char* why;
+    int multiple = 0;  // cfg->group_row_multiple
   };
   std::vector<int64_t> many(1000, 16);
   many[777] = 8, many[900] = 24;  // two bad members with the columnwise copy: the first is named
@@ -308,11 +335,13 @@ TEST(Nvfp4PerTokenGroupedGpu, BadDeviceLayoutIsReportedAndWritesNothing) {
                             {{1, 2, 200, 3}, 128, false, 3, "members run past R, rowwise only"},
                             {{32, 32, 32}, 128, true, 3, "members end short of R"},
                             {{32, 64, 0}, 128, false, 3, "members end short of R, last one empty"},
-                            {many, 16 * 1000, true, 778, "1000 members, two with rows % 16 != 0"}};
+                            {many, 16 * 1000, true, 778, "1000 members, two with rows % 16 != 0"},
+                            {{128, 64, 128}, 320, true, 2, "rows % 128 != 0 with group_row_multiple 128", 128},
+                            {{64, 32, 32}, 128, false, 2, "rows % 64 != 0, rowwise only, group_row_multiple 64", 64}};
   for (const Bad& b : cases)
     for (int call = 0; call < 2; ++call) {  // 0: grouped quantize, 1: grouped amax
       GroupCase g;
-      g.rows = b.rows, g.total_rows = b.R, g.col = b.col, g.device_rows = true, g.K = 32;
+      g.rows = b.rows, g.total_rows = b.R, g.col = b.col, g.device_rows = true, g.K = 32, g.row_multiple = b.multiple;
       g.rht = true;  // grouped amax: the 16-row rule holds for column amaxes with RHT
       g.sr = call == 0;
       const bool amax_only = call == 1;
@@ -332,7 +361,7 @@ TEST(Nvfp4PerTokenGroupedGpu, BadDeviceLayoutIsReportedAndWritesNothing) {
       for (int i = 0; i < kNumBufs; ++i) tally.check(untouched(got.b[i].data(), got.b[i].size(), buf_name(i)), what);
       // The same workspace, then a valid layout (one member of R rows): the status is back to 0.
       GroupCase ok = g;
-      ok.rows = {b.R}, ok.total_rows = -1;
+      ok.rows = {b.R}, ok.total_rows = -1, ok.row_multiple = 0;
       DeviceGroup valid(ok, x, amax_only ? initial_amax(ok) : initial(ok));
       const Outputs good = valid.run_with_workspace(ok, amax_only, d.ws);
       if (good.status != LOWP_SUCCESS)

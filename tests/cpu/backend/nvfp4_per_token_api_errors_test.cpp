@@ -111,6 +111,8 @@ const Baselines<Env> kBaselines = {
     {"grouped quantize, host workspace", [](Env& e) { e.valid_group(); return lowp_nvfp4_grouped_quantize(&e.x_t, kN, e.members, &e.q, &e.cfg, e.ws, sizeof e.ws, nullptr); }},
     {"grouped K1", [](Env& e) { e.valid_group(); e.cfg.rht = 1; return e.gamax(e.row_amax, e.col_amax); }},
     {"grouped K1 rows, 5 + 0 + 27", [](Env& e) { e.valid_group(); e.members[0] = 5; e.members[2] = 27; return e.gamax(e.row_amax, e.col_amax); }},
+    {"grouped quantize, group_row_multiple 16", [](Env& e) { e.valid_group(); e.cfg.group_row_multiple = 16; return e.gquantize(); }},
+    {"grouped K1, group_row_multiple 32, 32 + 0 + 0", [](Env& e) { e.valid_group(); e.cfg.group_row_multiple = 32; e.members[0] = 32; e.members[2] = 0; return e.gamax(e.row_amax, e.col_amax); }},
     {"grouped sizes", [](Env& e) { return lowp_nvfp4_grouped_sizes(kN, M, K, &e.sizes); }},
 };
 
@@ -195,6 +197,10 @@ const std::vector<Case> kCases = {
     {"grouped block_2d", kInv, "block_2d", G(e.cfg.block_2d = 1)},
     {"grouped SR without rng_state", kInv, "rng_state", G(e.cfg.stochastic_rounding = 1)},
     {"grouped amax_estimation", kInv, "amax_estimation", G(e.cfg.amax_estimation = 1)},
+    {"grouped group_row_multiple 8", kInv, "group_row_multiple is 8", G(e.cfg.group_row_multiple = 8)},
+    {"grouped group_row_multiple 256", kInv, "group_row_multiple is 256", G(e.cfg.group_row_multiple = 256)},
+    {"grouped group_row_multiple -16", kInv, "group_row_multiple is -16", G(e.cfg.group_row_multiple = -16)},
+    {"grouped member 16 rows, group_row_multiple 32", kInv, "member_rows[0] is 16; cfg->group_row_multiple needs every member's rows % 32", G(e.cfg.group_row_multiple = 32)},
     // lowp_nvfp4_grouped_amax
     {"grouped K1 both outputs NULL", kInv, "both NULL", GA((void)0, nullptr, nullptr)},
     {"grouped K1 col_amax misaligned", kInv, "col_amax", GA((void)0, e.row_amax, off(e.col_amax, 2))},
@@ -204,6 +210,8 @@ const std::vector<Case> kCases = {
     {"grouped K1 member negative", kInv, "member_rows[0]", GA(e.members[0] = -1; e.members[2] = 17, e.row_amax, nullptr)},
     {"grouped K1 members short of x->rows", kInv, "sum to", GA(e.members[0] = 0, e.row_amax, e.col_amax)},
     {"grouped K1 rht_sign_mask", kInv, "rht_sign_mask", GA(e.cfg.rht = 1; e.cfg.rht_sign_mask = 0xFFFFFu, e.row_amax, e.col_amax)},
+    {"grouped K1 group_row_multiple 48", kInv, "group_row_multiple is 48", GA(e.cfg.group_row_multiple = 48, e.row_amax, e.col_amax)},
+    {"grouped K1 rows, member 5 rows, group_row_multiple 16", kInv, "member_rows[0] is 5; cfg->group_row_multiple", GA(e.cfg.group_row_multiple = 16; e.members[0] = 5; e.members[2] = 27, e.row_amax, nullptr)},
     // lowp_nvfp4_grouped_sizes
     {"grouped sizes NULL", kInv, "sizes", [](Env&) { return lowp_nvfp4_grouped_sizes(kN, M, K, nullptr); }},
     {"grouped sizes N 0", kInv, "num_tensors", [](Env& e) { return lowp_nvfp4_grouped_sizes(0, M, K, &e.sizes); }},
