@@ -205,11 +205,11 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
                         "nvfp4 grouped: copy member_rows"));
     rows = copy;
   }
-  group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, g.row_multiple, ws,
-                                                                       zero);
+  const int64_t multiple = std::max<int64_t>(g.row_multiple, 1);  // the API sets >= 1; 0 would divide by 0
+  group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, multiple, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
   *out = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
-          ws + 1, slot_bound(total_rows, g.n, g.row_multiple)};
+          ws + 1, slot_bound(total_rows, g.n, multiple)};
   return LOWP_SUCCESS;
 }
 
