@@ -66,7 +66,6 @@ lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
               "alignment (lowp.h, lowp_nvfp4_grouped_quantize); pass member_rows in host memory for other alignments");
 }
 
-
 }  // namespace
 
 lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs& a, void* stream) {
