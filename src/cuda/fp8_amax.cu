@@ -22,6 +22,7 @@ constexpr int64_t kChunk = int64_t{kThreads} * kVecsPerThread;  // vectors per b
 template <typename T>
 __global__ void __launch_bounds__(kThreads) amax_vec_kernel(const typename T::Raw* x, int64_t n, float* amax) {
   __shared__ uint32_t scratch[kThreads / 32];
+  allow_dependents();  // the NVFP4 encode may start loading x (it waits for the amax)
   const int64_t nvec = n / kVec<T>, chunks = (nvec + kChunk - 1) / kChunk;
   const uint4* xv = reinterpret_cast<const uint4*>(x);
   uint32_t raw = 0;
@@ -163,6 +164,7 @@ lowp_status launch_amax(const DenseView& x, float* amax, cudaStream_t s) {
   if (aligned16(p)) {
     const int64_t chunks = (n / kVec<T> + kChunk - 1) / kChunk;
     const int64_t grid = std::max<int64_t>(1, std::min<int64_t>(chunks, 0x7FFFFFFF));
+    LOWP_TRY(prefer_shared_carveout(amax_vec_kernel<T>, "amax: carveout"));
     amax_vec_kernel<T><<<static_cast<unsigned>(grid), kThreads, 0, s>>>(p, n, amax);
   } else {
     const int64_t want = (n + kThreads * kScalarPerThread - 1) / (kThreads * kScalarPerThread);

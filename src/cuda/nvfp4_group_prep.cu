@@ -152,6 +152,7 @@ __device__ void zero_share(const GroupAmaxes& z, int64_t first, int64_t stride) 
 }
 
 __global__ void zero_amaxes_kernel(GroupAmaxes z) {
+  allow_dependents();  // K1 may start loading x (it waits for the zeros before folding)
   zero_share(z, blockIdx.x * int64_t{blockDim.x} + threadIdx.x, int64_t{gridDim.x} * blockDim.x);
 }
 
@@ -171,6 +172,7 @@ __device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, int64
 // Every block but block 0 zeroes its share of the amax arrays when the layout is valid.
 __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t* rows, int64_t n, int64_t total,
                                                                   int64_t multiple, int64_t* ws, GroupAmaxes z) {
+  allow_dependents();  // K1 waits for the map before reading it
   if (blockIdx.x == 0) {
     if (n > 32) build_member_map(rows, n, total, multiple, ws);
     else if (threadIdx.x < 32) build_member_map_warp(rows, n, total, multiple, ws);
@@ -214,8 +216,9 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
 }
 
 lowp_status zero_amaxes(const GroupAmaxes& z, cudaStream_t st) {
-  const unsigned blocks = zeroing_blocks(z);
-  if (blocks == 0) return LOWP_SUCCESS;
+  // At least one block even with nothing to zero: K1 launches early after it (it must follow a
+  // kernel of ours, not the producer of x).
+  const unsigned blocks = std::max(1u, zeroing_blocks(z));
   zero_amaxes_kernel<<<blocks, kPrepThreads, 0, st>>>(z);
   return check_launch("nvfp4 per-token: zero amaxes");
 }

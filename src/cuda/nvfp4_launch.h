@@ -11,6 +11,9 @@ namespace lowp::cuda::nvfp4 {
 struct EncodeRecipe {
   lowp_dtype in;
   bool per_token, rht, sr;
+  // The launch follows our own amax kernel on the stream (never the producer of x): the tile
+  // kernel launches early and loads x while that kernel finishes (common.cuh).
+  bool after_amax = false;
 };
 
 // Codes and scales of every requested orientation of a.x, given its outer amaxes. The tile path

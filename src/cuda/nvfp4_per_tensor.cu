@@ -34,7 +34,7 @@ lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream) {
       // The tile encode derives A_col itself (one launch less) when A_row has a buffer of its own
       // (block 0 stores A_col while every block reads A_row) and the encode launches a block.
       const bool fuse = want_row && a.row.amax != a.col.amax && a.x.rows > 0 && a.x.cols > 0 &&
-                        nvfp4::tile_path_ok(t, dtype_bytes(a.x.dtype));
+                        nvfp4::tile_path_ok(t);
       if (fuse) {
         t.col_amax_from_row = true;
         t.col_amax_estimate = a.rht;
@@ -45,7 +45,8 @@ lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream) {
       }
     }
   }
-  return nvfp4::encode(t, {a.x.dtype, false, a.rht, a.stochastic_rounding}, st);
+  // Without given amaxes, an amax kernel of ours precedes the encode.
+  return nvfp4::encode(t, {a.x.dtype, false, a.rht, a.stochastic_rounding, !a.amax_given}, st);
 }
 
 }  // namespace lowp::cuda

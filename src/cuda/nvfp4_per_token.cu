@@ -23,7 +23,10 @@ nvfp4::TileArgs amax_view(const nvfp4::TileArgs& t) {
   return k;
 }
 
-nvfp4::EncodeRecipe recipe(const Nvfp4PerTokenArgs& a) { return {a.x.dtype, true, a.rht, a.stochastic_rounding}; }
+// K2 follows K1 on the stream unless the amaxes are given.
+nvfp4::EncodeRecipe recipe(const Nvfp4PerTokenArgs& a) {
+  return {a.x.dtype, true, a.rht, a.stochastic_rounding, !a.amax_given};
+}
 
 // The amax arrays K1 (amax_view k) folds into: R row floats, [n][K] column floats (n members).
 nvfp4::GroupAmaxes amax_arrays(const nvfp4::TileArgs& k, int64_t n) {
@@ -57,7 +60,7 @@ lowp_status single_amax_call(const Nvfp4PerTokenAmaxArgs& a, cudaStream_t st) {
 
 // A group goes through the tile kernels in one launch each when every pointer allows them (each
 // member's slices are then aligned too: K % 16 == 0, and M_t % 16 == 0 for columnwise).
-bool group_tile_path_ok(const nvfp4::TileArgs& t, lowp_dtype in) { return nvfp4::tile_path_ok(t, dtype_bytes(in)); }
+bool group_tile_path_ok(const nvfp4::TileArgs& t) { return nvfp4::tile_path_ok(t); }
 
 lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
   if (!g.rows_on_device) return LOWP_SUCCESS;
@@ -79,7 +82,7 @@ lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs& a, void* stream) {
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   const cudaStream_t st = as_stream(stream);
   const nvfp4::TileArgs t = tile_args(a.t);
-  if (!group_tile_path_ok(t, a.t.x.dtype)) {
+  if (!group_tile_path_ok(t)) {
     LOWP_TRY(member_by_member_only(a.group));
     if (!a.t.amax_given && a.t.col.codes != nullptr) LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, a.t.col.amax, a.group.n * a.t.x.cols}, st));
     lowp_status s = LOWP_SUCCESS;

@@ -93,6 +93,7 @@ struct Nvfp4Tile : TileThread<T> {
 #pragma unroll
     for (int j = 0; j < kBlock; ++j, p += a.cols / V)
       copy_async16(&sm.x[rg * kBlock + j][slot(j, cl)], j < live_rows ? p : a.x, j < live_rows);
+    wait_for_predecessor();  // launched early: the amaxes below and in prepare() are its output
     if constexpr (!kPerToken) {
       row_outer = outer_scale<false>(a.row_codes != nullptr ? *a.row_amax : 0.0f);
       col_outer = outer_scale<false>(a.col_codes != nullptr ? col_amax(a) : 0.0f);

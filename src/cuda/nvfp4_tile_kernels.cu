@@ -30,6 +30,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(Tile
 template <typename T>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(TileArgs a, float* out) {
   __shared__ uint32_t scratch[32];
+  allow_dependents();  // the encode may start loading x (it waits for the amax)
   const RegisterTile<T> t(a, blockIdx.x);
   uint32_t acc = 0;
 #pragma unroll
@@ -44,28 +45,29 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
 }
 
 template <typename T, bool kPerToken, bool kRht, bool kSr>
-lowp_status launch(const TileArgs& a, const MemberMap& g, cudaStream_t st) {
+lowp_status launch(const TileArgs& a, const MemberMap& g, bool early, cudaStream_t st) {
   unsigned blocks = 0;
   LOWP_TRY(launch_blocks(a, g, "nvfp4 encode", &blocks));
   if (blocks == 0) return LOWP_SUCCESS;
   const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr>;
   constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr>::Smem);
+  LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
   if (kSmem > 48 * 1024)  // the opt-in is per device: set it on every launch (fp32 tiles only)
     LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)),
                         "nvfp4 encode: shared memory opt-in"));
-  kernel<<<blocks, Geometry<T>::kThreads, kSmem, st>>>(a, g);
-  return check_launch("nvfp4 encode tile kernel");
+  return launch_kernel(kernel, blocks, Geometry<T>::kThreads, kSmem, st, early, "nvfp4 encode tile kernel", a, g);
 }
 
 template <typename T, bool kPerToken>
 lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, const MemberMap& g, cudaStream_t st) {
-  if (r.rht) return r.sr ? launch<T, kPerToken, true, true>(a, g, st) : launch<T, kPerToken, true, false>(a, g, st);
-  return r.sr ? launch<T, kPerToken, false, true>(a, g, st) : launch<T, kPerToken, false, false>(a, g, st);
+  const bool e = r.after_amax;
+  if (r.rht) return r.sr ? launch<T, kPerToken, true, true>(a, g, e, st) : launch<T, kPerToken, true, false>(a, g, e, st);
+  return r.sr ? launch<T, kPerToken, false, true>(a, g, e, st) : launch<T, kPerToken, false, false>(a, g, e, st);
 }
 
 template <typename T>
 lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, const MemberMap& g, cudaStream_t st) {
-  if (!tile_path_ok(a, sizeof(typename T::Raw))) {
+  if (!tile_path_ok(a)) {
     if (g.n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: the tile path needs aligned pointers");
     return encode_blocks(a, r, st);
   }
@@ -77,7 +79,10 @@ lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
   LOWP_TRY(check_cuda(cudaMemsetAsync(out, 0, sizeof(float), st), "nvfp4 rht amax: memset"));
   unsigned blocks = 0;
   LOWP_TRY(launch_blocks(a, {}, "nvfp4 rht amax", &blocks));
-  if (blocks > 0) rht_amax_tile_kernel<T><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, out);
+  if (blocks > 0) {
+    LOWP_TRY(prefer_shared_carveout(rht_amax_tile_kernel<T>, "nvfp4 rht amax: carveout"));
+    rht_amax_tile_kernel<T><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, out);
+  }
   return check_launch("nvfp4 rht amax tile kernel");
 }
 

@@ -53,11 +53,11 @@ struct Geometry {
   static_assert(kColLanes <= 32 && 32 % kColLanes == 0, "a warp holds whole tile rows");
 };
 
-// True when every pointer allows the tile path's vector loads and stores (rowwise codes leave
-// as V / 2 = 8 / element-size bytes per lane).
-inline bool tile_path_ok(const TileArgs& a, int64_t elem_bytes) {
+// True when every pointer allows the tile path's vector loads and stores (codes of both
+// orientations leave as 8-byte stores of whole blocks).
+inline bool tile_path_ok(const TileArgs& a) {
   const auto al = [](const void* p, uintptr_t n) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % n == 0; };
-  return aligned16(a.x) && al(a.row_codes, static_cast<uintptr_t>(8 / elem_bytes)) && al(a.col_codes, 8) &&
+  return aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) &&
          al(a.row_scales, 4) && al(a.col_scales, 4);
 }
 

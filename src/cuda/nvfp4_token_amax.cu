@@ -36,8 +36,11 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   __shared__ uint32_t col_part[G::kRowGroups][kTile];
   TileArgs a;
   int64_t tile;
+  if (g.n != 0) wait_for_predecessor();  // the member map is the prep launch's output
   if (!member_tile<T, false>(whole, g, blockIdx.x, &a, &tile)) return;
   const RegisterTile<T> t(a, tile);
+  wait_for_predecessor();  // the zeroed amaxes
+  allow_dependents();      // K2 may start loading x (it waits for this launch to finish)
   if (a.row_amax != nullptr) {
     uint32_t v[kBlock];
 #pragma unroll
@@ -78,14 +81,15 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   }
 }
 
+// Launched early: K1 always follows the amax zeroing (or the group prep) on its stream.
 template <typename T>
 lowp_status launch(const TileArgs& a, bool rht, const MemberMap& g, cudaStream_t st) {
   unsigned blocks = 0;
   LOWP_TRY(launch_blocks(a, g, "nvfp4 per-token amax", &blocks));
   if (blocks == 0) return LOWP_SUCCESS;
-  if (rht) token_amax_tile_kernel<T, true><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, g);
-  else token_amax_tile_kernel<T, false><<<blocks, Geometry<T>::kThreads, 0, st>>>(a, g);
-  return check_launch("nvfp4 per-token amax tile kernel");
+  const auto kernel = rht ? token_amax_tile_kernel<T, true> : token_amax_tile_kernel<T, false>;
+  LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 per-token amax: carveout"));
+  return launch_kernel(kernel, blocks, Geometry<T>::kThreads, 0, st, true, "nvfp4 per-token amax tile kernel", a, g);
 }
 
 }  // namespace

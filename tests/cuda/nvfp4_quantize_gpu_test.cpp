@@ -29,6 +29,7 @@ struct Case {
   bool row, col;
   Knobs k;
   size_t misalign;  // bytes added to x (misaligned x takes the per-block kernels)
+  size_t codes_misalign = 0;  // bytes added to both code buffers (4: not 8-byte aligned)
 };
 
 int64_t scale_bytes(int64_t rows, int64_t blocks) { return (rows + 127) / 128 * 128 * ((blocks + 3) / 4 * 4); }
@@ -92,7 +93,7 @@ Outputs run_cpu(const Case& c, const std::vector<uint8_t>& x) {
 struct DeviceCall {
   DeviceBuffer x, row, col, row_s, col_s, row_amax, col_amax, rng;
   DeviceCall(const Case& c, const std::vector<uint8_t>& hx)
-      : x(hx.size(), c.misalign), row(c.rows * c.cols / 2), col(c.rows * c.cols / 2),
+      : x(hx.size(), c.misalign), row(c.rows * c.cols / 2, c.codes_misalign), col(c.rows * c.cols / 2, c.codes_misalign),
         row_s(scale_bytes(c.rows, c.cols / 16)), col_s(scale_bytes(c.cols, c.rows / 16)), row_amax(4),
         col_amax(4), rng(16) {
     x.upload(hx.data());
@@ -131,10 +132,10 @@ Outputs run_gpu(const Case& c, const std::vector<uint8_t>& x) {
 
 std::string describe(const Case& c) {
   char buf[240];
-  std::snprintf(buf, sizeof buf, "in=%d %lldx%lld row=%d col=%d rht=%d sr=%d 2d=%d est=%d given=%d swz=%d mask=0x%x misalign=%zu",
+  std::snprintf(buf, sizeof buf, "in=%d %lldx%lld row=%d col=%d rht=%d sr=%d 2d=%d est=%d given=%d swz=%d mask=0x%x misalign=%zu codes+%zu",
                 c.in, static_cast<long long>(c.rows), static_cast<long long>(c.cols), c.row, c.col, c.k.rht, c.k.sr,
                 c.k.block_2d, c.k.estimation, c.k.amax_given, c.k.layout == LOWP_SCALE_LAYOUT_SWIZZLED, c.k.sign_mask,
-                c.misalign);
+                c.misalign, c.codes_misalign);
   return buf;
 }
 
@@ -225,6 +226,26 @@ TEST(Nvfp4QuantizeGpu, ByteExactAgainstCpuOnEveryKnob) {
           ++cases;
         }
   std::printf("[nvfp4 quantize gpu==cpu] %zu knob sets: %d cases, %d mismatching buffers\n", knobs.size(), cases, bad);
+  EXPECT_EQ(bad, 0);
+}
+
+// Code buffers 4 bytes off an 8-byte boundary: the tile kernels store whole blocks (8 bytes), so
+// these take the per-block kernels, with the same bytes (the tile path once faulted on them).
+TEST(Nvfp4QuantizeGpu, ByteExactWithCodesOffEightByteAlignment) {
+  LOWP_REQUIRE_GPU();
+  int cases = 0, bad = 0;
+  uint64_t seed = 4000;
+  for (lowp_dtype in : kInputs)
+    for (const Shape s : {Shape{128, 128}, Shape{144, 80}})
+      for (int variant = 0; variant < 3; ++variant) {
+        Case c{in, s.rows, s.cols, true, true, Knobs{}, 0};
+        c.codes_misalign = 4;
+        c.k.rht = variant >= 1;
+        c.k.sr = variant == 2;
+        bad += compare(c, fuzz_tensor(in, s.rows, s.cols, Fill::kGaussian, seed++));
+        ++cases;
+      }
+  std::printf("[nvfp4 quantize gpu==cpu, codes 4 bytes off 8-byte alignment] %d cases, %d mismatching buffers\n", cases, bad);
   EXPECT_EQ(bad, 0);
 }
 
