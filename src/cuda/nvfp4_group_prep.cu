@@ -11,6 +11,7 @@
 
 #include "common/group_layout_rules.h"
 #include "common/grouped_args.h"
+#include "group_member_scan.cuh"
 #include "nvfp4_group_prep.h"
 
 namespace lowp::cuda::nvfp4 {
@@ -22,21 +23,6 @@ constexpr int kPrepThreads = 1024;
 // member + 1), [1] live row tiles, then the map's arrays row0, tile0, col_quads0 ([n + 1] each),
 // then n words of host member_rows copied to the device: array q = 0..3 of map_array.
 __host__ __device__ int64_t* map_array(int64_t* ws, int64_t n, int q) { return ws + kGroupedWsHeader + q * (n + 1); }
-
-__device__ __forceinline__ unsigned long long ceil_div(int64_t m, int64_t d) {
-  return m > 0 ? static_cast<unsigned long long>((m + d - 1) / d) : 0ull;
-}
-
-// A member's rows, row tiles and columnwise scale quads, summed together by one scan.
-struct Counts {
-  unsigned long long v[3];
-};
-__device__ __forceinline__ Counts operator+(const Counts& a, const Counts& b) {
-  return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2]}};
-}
-__device__ __forceinline__ Counts counts_of(int64_t rows) {
-  return {{static_cast<unsigned long long>(rows), ceil_div(rows, kTile), ceil_div(rows, 4 * kBlock)}};
-}
 
 // Entry t of the map's three arrays: the sums before member t (t = n: all of them).
 __device__ void store_entry(int64_t* ws, int64_t n, int64_t t, const Counts& before) {
@@ -82,37 +68,6 @@ __device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, 
     __syncthreads();
   }
   if (threadIdx.x == 0) finish_member_map(ws, n, total, carry, first_bad);
-}
-
-// A group of up to 32 members as one warp scans it (shuffles, no barriers): each lane's
-// exclusive sums, the totals, and the first bad member (ULLONG_MAX: none).
-struct WarpScan {
-  Counts before, sum;
-  unsigned long long first_bad;
-};
-
-__device__ WarpScan scan_members_warp(const int64_t* rows, int64_t n, int64_t total, int64_t multiple) {
-  const int lane = threadIdx.x & 31;
-  const int64_t m = lane < n ? rows[lane] : 0;
-  const Counts own = counts_of(m);
-  Counts inc = own;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    Counts up;
-#pragma unroll
-    for (int q = 0; q < 3; ++q) up.v[q] = __shfl_up_sync(0xFFFFFFFFu, inc.v[q], o);
-    if (lane >= o) inc = inc + up;
-  }
-  WarpScan w;
-  w.before = inc;  // the exclusive sums: inc less the lane's own counts
-#pragma unroll
-  for (int q = 0; q < 3; ++q) w.before.v[q] -= own.v[q];
-  const bool ok = member_rows_ok(m, static_cast<int64_t>(w.before.v[0]), total, multiple);
-  const unsigned bad = __ballot_sync(0xFFFFFFFFu, lane < n && !ok);
-#pragma unroll
-  for (int q = 0; q < 3; ++q) w.sum.v[q] = __shfl_sync(0xFFFFFFFFu, inc.v[q], 31);  // lanes past n add 0
-  w.first_bad = bad != 0 ? static_cast<unsigned long long>(__ffs(bad) - 1) : ULLONG_MAX;
-  return w;
 }
 
 // build_member_map for groups of up to 32 members: one warp.
@@ -163,7 +118,7 @@ __device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, int64
   __shared__ bool valid;
   if (threadIdx.x < 32) {
     const WarpScan w = scan_members_warp(rows, n, total, multiple);
-    if (threadIdx.x == 0) valid = w.first_bad == ULLONG_MAX && static_cast<int64_t>(w.sum.v[0]) == total;
+    if (threadIdx.x == 0) valid = scan_valid(w, total);
   }
   __syncthreads();
   return valid;
@@ -211,7 +166,7 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
   group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, multiple, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
   *out = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
-          ws + 1, slot_bound(total_rows, g.n, multiple)};
+          ws + 1, slot_bound(total_rows, g.n, multiple), rows, total_rows, multiple};
   return LOWP_SUCCESS;
 }
 

@@ -3,6 +3,7 @@
 // lowp_nvfp4_grouped_quantize), tiled from its own row 0. Launch blocks walk a list of row-tile
 // slots, member after member; a slot past the group's live tiles (a bad layout: none) exits.
 #pragma once
+#include "group_member_scan.cuh"
 #include "group_search.cuh"
 #include "nvfp4_tile.cuh"
 
@@ -16,6 +17,10 @@ struct MemberMap {
   const int64_t* col_quads0;  // [n + 1] sum of ceil(M_u / 64), u < t (columnwise scale columns / 4)
   const int64_t* live_tiles;  // row-tile slots to run: tile0[n], or 0 when the layout is bad
   int64_t slot_bound;         // host: row-tile slots to launch, >= *live_tiles for any valid split
+  // What the map is built from: member_rows in device memory (written before the prep launch),
+  // the rows they must sum to, the rows' declared multiple (>= 1).
+  const int64_t* rows;
+  int64_t total_rows, row_multiple;
 };
 
 // Member t of a group and its prefix entries.
@@ -65,10 +70,27 @@ __device__ inline bool locate_slot(const MemberMap& g, int64_t block, int64_t co
   return true;
 }
 
+// locate_slot for groups of up to 32 members from the member rows themselves (one warp scan,
+// the prep's rules) instead of the prep's map: valid before the prep launch has finished.
+template <bool kReverse>
+__device__ inline bool locate_slot_scanned(const MemberMap& g, int64_t block, int64_t col_tiles, int64_t* slot, Member* mb) {
+  const WarpScan w = scan_members_warp(g.rows, g.n, g.total_rows, g.row_multiple);
+  const int64_t live = scan_valid(w, g.total_rows) ? static_cast<int64_t>(w.sum.v[1]) : 0;
+  const int64_t rank = block / col_tiles;
+  if (rank >= live) return false;
+  *slot = kReverse ? live - 1 - rank : rank;
+  const int64_t lane = threadIdx.x & 31;
+  const auto at = [&](int q) { return static_cast<int64_t>(w.before.v[q]); };
+  const Member c = lane < g.n ? Member{lane, at(1), at(0), at(0) + w.rows, at(2)} : Member{g.n, 0, 0, 0, 0};
+  *mb = pick_member(c, g.n, *slot);
+  return true;
+}
+
 // Launch block `block` (reversed: counted from the last tile): the matrix it encodes (a
 // member's view of the group's arrays, or the whole matrix) and its tile index in that matrix.
 // False: nothing to do. Every thread of the launch block must call it (warp-wide search).
-template <typename T, bool kReverse>
+// kScan: groups of up to 32 members find their member without the prep's map.
+template <typename T, bool kReverse, bool kScan = false>
 __device__ inline bool member_tile(const TileArgs& whole, const MemberMap& g, int64_t block, TileArgs* m, int64_t* tile) {
   const int64_t ct = whole.col_tiles;
   if (g.n == 0) {
@@ -78,7 +100,9 @@ __device__ inline bool member_tile(const TileArgs& whole, const MemberMap& g, in
   }
   int64_t slot;
   Member mb;
-  if (!locate_slot<kReverse>(g, block, ct, &slot, &mb)) return false;
+  const bool found = kScan && g.n <= 32 ? locate_slot_scanned<kReverse>(g, block, ct, &slot, &mb)
+                                        : locate_slot<kReverse>(g, block, ct, &slot, &mb);
+  if (!found) return false;
   const int64_t t = mb.t, r0 = mb.row0, k = whole.cols;
   *tile = (slot - mb.tile0) * ct + (kReverse ? ct - 1 - block % ct : block % ct);
   // Copied here, after the exits: copied first, nvcc 13.0 dropped the x offset below once

@@ -36,8 +36,10 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   __shared__ uint32_t col_part[G::kRowGroups][kTile];
   TileArgs a;
   int64_t tile;
-  if (g.n != 0) wait_for_predecessor();  // the member map is the prep launch's output
-  if (!member_tile<T, false>(whole, g, blockIdx.x, &a, &tile)) return;
+  // Groups of more than 32 members read the prep launch's member map; smaller ones scan the
+  // member rows themselves and load their tile before the prep has finished.
+  if (g.n > 32) wait_for_predecessor();
+  if (!member_tile<T, false, true>(whole, g, blockIdx.x, &a, &tile)) return;
   const RegisterTile<T> t(a, tile);
   wait_for_predecessor();  // the zeroed amaxes
   allow_dependents();      // K2 may start loading x (it waits for this launch to finish)
