@@ -39,7 +39,12 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   // Groups of more than 32 members read the prep launch's member map; smaller ones scan the
   // member rows themselves and load their tile before the prep has finished.
   if (g.n > 32) wait_for_predecessor();
-  if (!member_tile<T, false, true>(whole, g, blockIdx.x, &a, &tile)) return;
+  if (!member_tile<T, false, true>(whole, g, blockIdx.x, &a, &tile)) {
+    // K2 reads the prep's map before it waits: it may launch only once every K1 block is past
+    // the prep, even when none has a tile (a bad layout).
+    wait_for_predecessor();
+    return;
+  }
   const RegisterTile<T> t(a, tile);
   wait_for_predecessor();  // the zeroed amaxes
   allow_dependents();      // K2 may start loading x (it waits for this launch to finish)
