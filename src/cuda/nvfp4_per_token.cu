@@ -58,10 +58,6 @@ lowp_status single_amax_call(const Nvfp4PerTokenAmaxArgs& a, cudaStream_t st) {
   return single_amax(amax_args(a), a.x.dtype, a.rht, st);
 }
 
-// A group goes through the tile kernels in one launch each when every pointer allows them (each
-// member's slices are then aligned too: K % 16 == 0, and M_t % 16 == 0 for columnwise).
-bool group_tile_path_ok(const nvfp4::TileArgs& t) { return nvfp4::tile_path_ok(t); }
-
 lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
   if (!g.rows_on_device) return LOWP_SUCCESS;
   return fail(LOWP_ERROR_UNSUPPORTED,
@@ -82,7 +78,9 @@ lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs& a, void* stream) {
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   const cudaStream_t st = as_stream(stream);
   const nvfp4::TileArgs t = tile_args(a.t);
-  if (!group_tile_path_ok(t)) {
+  // One launch each over the group when every pointer allows the tile path (each member's slices
+  // are then aligned too: K % 16 == 0, and M_t % 16 == 0 for columnwise).
+  if (!nvfp4::tile_path_ok(t)) {
     LOWP_TRY(member_by_member_only(a.group));
     if (!a.t.amax_given && a.t.col.codes != nullptr) LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, a.t.col.amax, a.group.n * a.t.x.cols}, st));
     lowp_status s = LOWP_SUCCESS;
