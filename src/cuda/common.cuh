@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "api/error.h"
 #include "numerics/convert.h"
@@ -126,6 +127,25 @@ __device__ __forceinline__ uint32_t fold_raw(uint32_t acc, uint32_t word) {
 template <typename T>
 __device__ __forceinline__ uint32_t fold_raw(uint32_t acc, const uint4& v) {
   return fold_raw<T>(fold_raw<T>(fold_raw<T>(fold_raw<T>(acc, v.x), v.y), v.z), v.w);
+}
+// fold_raw for amaxes whose NaN payload never matters (an encode's block amax: every NaN gives
+// the saturated scale): 16-bit lanes fold with one abs-max per word instead of a mask and half a
+// 3-way max. The result's sign bits are junk (the instruction XORs the signs); clear_folded_signs
+// before widening.
+template <typename T>
+__device__ __forceinline__ uint32_t fold_abs(uint32_t acc, uint32_t word) {
+  if constexpr (std::is_same_v<T, Bf16>) asm("max.NaN.xorsign.abs.bf16x2 %0, %0, %1;" : "+r"(acc) : "r"(word));
+  else if constexpr (std::is_same_v<T, F16>) asm("max.NaN.xorsign.abs.f16x2 %0, %0, %1;" : "+r"(acc) : "r"(word));
+  else acc = fold_raw<T>(acc, word);
+  return acc;
+}
+template <typename T>
+__device__ __forceinline__ uint32_t fold_abs(uint32_t acc, const uint4& v) {
+  return fold_abs<T>(fold_abs<T>(fold_abs<T>(fold_abs<T>(acc, v.x), v.y), v.z), v.w);
+}
+template <typename T>
+__device__ __forceinline__ uint32_t clear_folded_signs(uint32_t acc) {
+  return sizeof(typename T::Raw) == 2 ? acc & 0x7FFF7FFFu : acc;
 }
 template <typename T>
 __device__ __forceinline__ uint32_t widen_folded(uint32_t acc) {

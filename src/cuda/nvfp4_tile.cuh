@@ -62,6 +62,7 @@ struct Nvfp4Tile : TileThread<T> {
   using Base::c0, Base::cl, Base::live_rows, Base::r0, Base::rg, Base::tc, Base::tr;
   static constexpr int V = G::V;
   static constexpr int kScaleCodes = 128;  // UE4M3 block scales are 0..0x7E (satfinite)
+  static constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
 
   // Dynamic shared memory (the fp32 tile alone is 64 KiB).
   struct Smem {
@@ -69,7 +70,10 @@ struct Nvfp4Tile : TileThread<T> {
     uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
     union {
       float mult[2][kScaleCodes];  // per-tensor: multiplier of each scale code, row / col
-      float2 outer[2][kTile];      // per-token: {s_enc, s_enc6} of each tile row / column
+      struct {
+        float scale[2][kTile];             // S_enc * 2^64 of each tile row / column
+        float2 reciprocal[kScaleCodes];    // {y, b} of each scale code
+      } token;                             // per-token: nvfp4_multiplier_per_token_prepared's operands
     };
     uint8_t col_scales[kTile][kTileBlocks];
     uint8_t row_scales[kTile][kTileBlocks];
@@ -123,7 +127,8 @@ struct Nvfp4Tile : TileThread<T> {
 
   // Per-tensor: the element multiplier of every scale code, per orientation (the division once
   // per launch block instead of once per 16 elements). Per-token: the outer scale of each of the
-  // tile's rows and columns (once instead of once per lane). Call before a barrier.
+  // tile's rows and columns and each scale code's reciprocal, so that a block's multiplier takes
+  // three flops instead of a division. Call before a barrier.
   __device__ void prepare(const TileArgs& a, Smem& sm) const {
     if constexpr (kPerToken) {
 #pragma unroll 1
@@ -132,8 +137,13 @@ struct Nvfp4Tile : TileThread<T> {
         const int64_t k = (row ? tr : tc) * kTile + i % kTile;
         const float* amax = row ? a.row_amax : a.col_amax;
         const bool in = (row ? a.row_codes : a.col_codes) != nullptr && k < (row ? a.rows : a.cols);
-        const OuterScale o = outer_scale<true>(in ? amax[k] : 0.0f);
-        sm.outer[row ? 0 : 1][i % kTile] = make_float2(o.s_enc, o.s_enc6);
+        sm.token.scale[row ? 0 : 1][i % kTile] = num::nvfp4_token_scale_prepared(outer_scale<true>(in ? amax[k] : 0.0f).s_enc);
+      }
+      static_assert(kScaleCodes <= G::kThreads, "one scale code per thread");
+      if (threadIdx.x < kScaleCodes) {
+        const float fs = decode_ue4m3(threadIdx.x);
+        sm.token.reciprocal[threadIdx.x] =
+            make_float2(num::nvfp4_token_reciprocal_prepared(fs), num::nvfp4_token_divisor_prepared(fs));
       }
     } else {
 #pragma unroll 1
@@ -155,9 +165,17 @@ struct Nvfp4Tile : TileThread<T> {
     return make_uint2(lo, hi);
   }
 
+  // Per-token: a staged row's or column's outer scale, s_enc as S_enc * 2^64. s_enc6 comes back
+  // exactly: every S_enc * (1/6) is normal, so the power-of-two shift commutes with its rounding.
   __device__ static OuterScale staged_outer(const Smem& sm, int orientation, int i) {
-    const float2 o = sm.outer[orientation][i];
-    return {o.x, o.y, 0.0f};
+    const float a = sm.token.scale[orientation][i];
+    return {a, num::mul_rn(num::nvfp4_block_scale_factor(a), 1.0f / num::kNvfp4TokenScaleShift), 0.0f};
+  }
+
+  // Per-token: the multiplier of scale code s in a row or column staged as o.
+  __device__ static float token_multiplier(const Smem& sm, uint32_t s, const OuterScale& o) {
+    const float2 r = sm.token.reciprocal[s];
+    return num::nvfp4_multiplier_per_token_prepared(o.s_enc, r.x, r.y);
   }
 
   __device__ void encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
@@ -166,31 +184,35 @@ struct Nvfp4Tile : TileThread<T> {
     const int share = cl % L, bi = cl / L;  // its rows' share and its block of the tile row
     const int row0 = rg * kBlock + share * kRowShare;
     const int64_t c = tc * kTile + bi * kBlock;  // the block's first column
-    const int64_t rows_left = a.rows - (tr * kTile + row0);
+    const int64_t first_row = tr * kTile + row0;
+    const int live = c < a.cols ? static_cast<int>(min(max(a.rows - first_row, int64_t{0}), int64_t{kRowShare})) : 0;
     const int64_t blocks = a.cols / kBlock;
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
     const int64_t code_stride = a.cols / 2;
-    uint8_t* dst = a.row_codes + (tr * kTile + row0) * code_stride + c / 2;
+    uint8_t* dst = a.row_codes + first_row * code_stride + c / 2;
+    // The rows lie in one share of a 16-row group, so every one has slot(row, c) == c ^ share:
+    // the loop only steps a row pointer.
+    const uint4* src = &sm.x[row0][0];
 #pragma unroll 1
-    for (int i = 0; i < kRowShare; ++i, dst += code_stride) {
+    for (int i = 0; i < kRowShare; ++i, dst += code_stride, src += G::kColLanes) {
       const int row = row0 + i;
       uint4 v[L];
 #pragma unroll
-      for (int q = 0; q < L; ++q) v[q] = sm.x[row][slot(row, bi * L + q)];
+      for (int q = 0; q < L; ++q) v[q] = src[(bi * L + q) ^ share];
       if constexpr (kPerToken) o = staged_outer(sm, 0, row);
       uint32_t acc = 0;
 #pragma unroll
-      for (int q = 0; q < L; ++q) acc = fold_raw<T>(acc, v[q]);
-      const uint32_t b = a.block_2d ? tile16 : widen_folded<T>(acc);
+      for (int q = 0; q < L; ++q) acc = fold_abs<T>(acc, v[q]);
+      const uint32_t b = (k2dPossible && a.block_2d) ? tile16 : widen_folded<T>(clear_folded_signs<T>(acc));
       const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
-      const float m = kPerToken ? multiplier<true>(s, o) : sm.mult[0][s];
+      const float m = kPerToken ? token_multiplier(sm, s, o) : sm.mult[0][s];
       uint4 rnd{};
       if constexpr (kSr)
-        rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((tr * kTile + row) * blocks + c / kBlock), false);
+        rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((first_row + i) * blocks + c / kBlock), false);
       const bool unclamped = !kPerToken && clamp_free(__uint_as_float(b), o.s_enc6, s);
       const uint2 codes = block_codes(m, rnd, unclamped, kPerToken && m == 0.0f, [&](int e) { return element<T>(v[e / V], e % V); });
-      if (i < rows_left && c < a.cols) *reinterpret_cast<uint2*>(dst) = codes;
+      if (i < live) *reinterpret_cast<uint2*>(dst) = codes;
       sm.row_scales[row][bi] = static_cast<uint8_t>(s);
     }
   }
@@ -215,8 +237,9 @@ struct Nvfp4Tile : TileThread<T> {
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) {
         raw[j] = words[j / kRowShare][(j % kRowShare) * kRowWords + w];
-        if constexpr (!kRht) acc = fold_raw<T>(acc, raw[j]);
+        if constexpr (!kRht) acc = fold_abs<T>(acc, raw[j]);
       }
+      acc = clear_folded_signs<T>(acc);
 #pragma unroll
       for (int h = 0; h < kPerWord<T>; ++h) encode_col(a, sm, tile16, blocks, seed, offset, raw, acc, w * kPerWord<T> + h, h);
     }
@@ -232,10 +255,10 @@ struct Nvfp4Tile : TileThread<T> {
     for (int j = 0; j < kBlock; ++j)
       v[j] = kRht ? word_element_flipped<T>(raw[j], h, ((a.sign_mask >> j) & 1u) << 31) : word_element<T>(raw[j], h);
     const uint32_t bits = kRht ? rht_block<kPerToken>(v, 0u) : folded_column_bits<T>(acc, h);  // RHT signs flipped above
-    float b = __uint_as_float(a.block_2d ? tile16 : bits);
+    float b = __uint_as_float((k2dPossible && a.block_2d) ? tile16 : bits);
     if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
     const uint32_t s = block_scale_code(b, o.s_enc6);
-    float m = kPerToken ? multiplier<true>(s, o) : sm.mult[1][s];
+    float m = kPerToken ? token_multiplier(sm, s, o) : sm.mult[1][s];
     const bool zero_block = kPerToken && m == 0.0f;
     if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
     uint4 rnd{};

@@ -19,8 +19,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(Tile
   t.prepare(a, sm);
   Tile::wait_loads();
   __syncthreads();
-  constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
-  const uint32_t tile16 = (k2dPossible && a.block_2d) ? t.tile16_amax(sm) : 0u;
+  const uint32_t tile16 = (Tile::k2dPossible && a.block_2d) ? t.tile16_amax(sm) : 0u;
   if (a.col_codes != nullptr) t.encode_cols(a, sm, tile16);
   if (a.row_codes != nullptr) t.encode_rows(a, sm, tile16);
   __syncthreads();

@@ -1,6 +1,7 @@
 // Shared qualifiers and bit casts for the scalar rules in src/numerics/.
 // Everything here compiles as plain C++ (g++) and as CUDA device code.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -80,6 +81,13 @@ LOWP_HD float add_rn(float a, float b) {
   return __fadd_rn(a, b);
 #else
   return a + b;
+#endif
+}
+LOWP_HD float fma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
 #endif
 }
 LOWP_HD float sub_rn(float a, float b) {

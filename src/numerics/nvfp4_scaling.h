@@ -45,6 +45,21 @@ LOWP_HD float nvfp4_decode_factor(float s_enc) { return div_rn(1.0f, s_enc); }
 LOWP_HD float nvfp4_multiplier_per_tensor_of(float fs, float s_dec) { return fmin_num(div_rn(1.0f, mul_rn(fs, s_dec)), kFltMax); }
 LOWP_HD float nvfp4_multiplier_per_token_of(float fs, float s_enc) { return fs == 0.0f ? 0.0f : div_rn(s_enc, fs); }
 
+// The per-token multiplier without a division, for encoders that prepare its operands once: a =
+// S_enc * 2^64 per row or column, and per scale code y = RN(1 / fs) * 2^-64 and b = fs * 2^64
+// (both 0 when fs is 0, giving 0). q = a * y, its exact remainder a - q * b (an fma) and
+// Markstein's correction q + r * y round like div_rn(S_enc, fs); the 2^64 keeps every step normal
+// down to the smallest S_enc (amax near FLT_MAX), so only the mantissas matter, and
+// numerics_tables_test checks every S_enc mantissa against every fs mantissa.
+constexpr float kNvfp4TokenScaleShift = 0x1p64f;
+LOWP_HD float nvfp4_token_scale_prepared(float s_enc) { return mul_rn(s_enc, kNvfp4TokenScaleShift); }
+LOWP_HD float nvfp4_token_reciprocal_prepared(float fs) { return fs == 0.0f ? 0.0f : mul_rn(div_rn(1.0f, fs), 1.0f / kNvfp4TokenScaleShift); }
+LOWP_HD float nvfp4_token_divisor_prepared(float fs) { return mul_rn(fs, kNvfp4TokenScaleShift); }
+LOWP_HD float nvfp4_multiplier_per_token_prepared(float a, float y, float b) {
+  const float q = mul_rn(a, y);
+  return fma_rn(fma_rn(-q, b, a), y, q);
+}
+
 LOWP_HD float nvfp4_multiplier_per_tensor(uint8_t s, float s_enc) {
   return nvfp4_multiplier_per_tensor_of(decode_e4m3(s), nvfp4_decode_factor(s_enc));
 }
