@@ -10,6 +10,10 @@
 
 namespace lowp::cuda::nvfp4 {
 
+// Groups of at most this many members are scanned by one warp (one member per lane): the prep
+// builds their map that way, and K1 and the encode's lookup may scan them without the map.
+constexpr int64_t kWarpScanMembers = 32;
+
 __device__ __forceinline__ unsigned long long ceil_div(int64_t m, int64_t d) {
   return m > 0 ? static_cast<unsigned long long>((m + d - 1) / d) : 0ull;
 }
@@ -39,7 +43,7 @@ __device__ inline WarpScan scan_members_warp(const int64_t* rows, int64_t n, int
   const Counts own = counts_of(m);
   Counts inc = own;
 #pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
+  for (int o = 1; o < kWarpScanMembers; o <<= 1) {
     Counts up;
 #pragma unroll
     for (int q = 0; q < 3; ++q) up.v[q] = __shfl_up_sync(0xFFFFFFFFu, inc.v[q], o);

@@ -114,9 +114,9 @@ __global__ void zero_amaxes_kernel(GroupAmaxes z) {
 // The layout's validity as block 0 finds it (finish_member_map's status is 0): groups of up
 // to 32 members by block 0's own warp scan, larger ones by layout_valid's reduction.
 __device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, int64_t multiple) {
-  if (n > 32) return layout_valid(rows, n, total, multiple);
+  if (n > kWarpScanMembers) return layout_valid(rows, n, total, multiple);
   __shared__ bool valid;
-  if (threadIdx.x < 32) {
+  if (threadIdx.x < kWarpScanMembers) {
     const WarpScan w = scan_members_warp(rows, n, total, multiple);
     if (threadIdx.x == 0) valid = scan_valid(w, total);
   }
@@ -129,8 +129,8 @@ __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t*
                                                                   int64_t multiple, int64_t* ws, GroupAmaxes z) {
   allow_dependents();  // K1 waits for the map before reading it
   if (blockIdx.x == 0) {
-    if (n > 32) build_member_map(rows, n, total, multiple, ws);
-    else if (threadIdx.x < 32) build_member_map_warp(rows, n, total, multiple, ws);
+    if (n > kWarpScanMembers) build_member_map(rows, n, total, multiple, ws);
+    else if (threadIdx.x < kWarpScanMembers) build_member_map_warp(rows, n, total, multiple, ws);
     return;
   }
   if (!group_valid(rows, n, total, multiple)) return;

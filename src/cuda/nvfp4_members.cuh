@@ -44,6 +44,16 @@ __device__ inline Member pick_member(const Member& c, int64_t hi, int64_t slot) 
           __shfl_sync(0xFFFFFFFFu, c.row_end, w), __shfl_sync(0xFFFFFFFFu, c.quads0, w)};
 }
 
+// The end both lookups share: false past the live slots, else the slot of this rank (reversed:
+// counted from the last live one) and its member among the candidates c.
+template <bool kReverse>
+__device__ inline bool pick_live_slot(int64_t rank, int64_t live, const Member& c, int64_t hi, int64_t* slot, Member* mb) {
+  if (rank >= live) return false;
+  *slot = kReverse ? live - 1 - rank : rank;
+  *mb = pick_member(c, hi, *slot);
+  return true;
+}
+
 // Launch block `block` of a group launch over row-tile slots x col_tiles: its row-tile slot and
 // member (warp-wide), or false past the live tiles (a bad layout has none). Forward, block b
 // takes slot b / col_tiles; reversed, the live slots are walked from the last one, so the
@@ -55,19 +65,14 @@ template <bool kReverse>
 __device__ inline bool locate_slot(const MemberMap& g, int64_t block, int64_t col_tiles, int64_t* slot, Member* mb) {
   const int64_t rank = block / col_tiles;
   int64_t lo = 0, hi = g.n, live = 0;
-  if (g.n > 32) {
+  if (g.n > kWarpScanMembers) {
     live = *g.live_tiles;
     if (rank >= live) return false;
     narrow_members(g.tile0, g.n, kReverse ? live - 1 - rank : rank, &lo, &hi);
   }
   const Member c = load_candidate(g, lo, hi);
-  if (g.n <= 32) {
-    live = *g.live_tiles;
-    if (rank >= live) return false;
-  }
-  *slot = kReverse ? live - 1 - rank : rank;
-  *mb = pick_member(c, hi, *slot);
-  return true;
+  if (g.n <= kWarpScanMembers) live = *g.live_tiles;
+  return pick_live_slot<kReverse>(rank, live, c, hi, slot, mb);
 }
 
 // locate_slot for groups of up to 32 members from the member rows themselves (one warp scan,
@@ -76,14 +81,10 @@ template <bool kReverse>
 __device__ inline bool locate_slot_scanned(const MemberMap& g, int64_t block, int64_t col_tiles, int64_t* slot, Member* mb) {
   const WarpScan w = scan_members_warp(g.rows, g.n, g.total_rows, g.row_multiple);
   const int64_t live = scan_valid(w, g.total_rows) ? static_cast<int64_t>(w.sum.v[1]) : 0;
-  const int64_t rank = block / col_tiles;
-  if (rank >= live) return false;
-  *slot = kReverse ? live - 1 - rank : rank;
   const int64_t lane = threadIdx.x & 31;
   const auto at = [&](int q) { return static_cast<int64_t>(w.before.v[q]); };
   const Member c = lane < g.n ? Member{lane, at(1), at(0), at(0) + w.rows, at(2)} : Member{g.n, 0, 0, 0, 0};
-  *mb = pick_member(c, g.n, *slot);
-  return true;
+  return pick_live_slot<kReverse>(block / col_tiles, live, c, g.n, slot, mb);
 }
 
 // Launch block `block` (reversed: counted from the last tile): the matrix it encodes (a
@@ -100,7 +101,7 @@ __device__ inline bool member_tile(const TileArgs& whole, const MemberMap& g, in
   }
   int64_t slot;
   Member mb;
-  const bool found = kScan && g.n <= 32 ? locate_slot_scanned<kReverse>(g, block, ct, &slot, &mb)
+  const bool found = kScan && g.n <= kWarpScanMembers ? locate_slot_scanned<kReverse>(g, block, ct, &slot, &mb)
                                         : locate_slot<kReverse>(g, block, ct, &slot, &mb);
   if (!found) return false;
   const int64_t t = mb.t, r0 = mb.row0, k = whole.cols;

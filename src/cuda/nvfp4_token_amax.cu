@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   int64_t tile;
   // Groups of more than 32 members read the prep launch's member map; smaller ones scan the
   // member rows themselves and load their tile before the prep has finished.
-  if (g.n > 32) wait_for_predecessor();
+  if (g.n > kWarpScanMembers) wait_for_predecessor();
   if (!member_tile<T, false, true>(whole, g, blockIdx.x, &a, &tile)) {
     // K2 reads the prep's map before it waits: it may launch only once every K1 block is past
     // the prep, even when none has a tile (a bad layout).
