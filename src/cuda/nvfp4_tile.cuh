@@ -137,7 +137,7 @@ struct Nvfp4Tile : TileThread<T> {
         const int64_t k = (row ? tr : tc) * kTile + i % kTile;
         const float* amax = row ? a.row_amax : a.col_amax;
         const bool in = (row ? a.row_codes : a.col_codes) != nullptr && k < (row ? a.rows : a.cols);
-        sm.token.scale[row ? 0 : 1][i % kTile] = num::nvfp4_token_scale_prepared(outer_scale<true>(in ? amax[k] : 0.0f).s_enc);
+        sm.token.scale[row ? 0 : 1][i % kTile] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(in ? amax[k] : 0.0f));
       }
       static_assert(kScaleCodes <= G::kThreads, "one scale code per thread");
       if (threadIdx.x < kScaleCodes) {
