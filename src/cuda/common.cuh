@@ -124,9 +124,14 @@ __device__ __forceinline__ uint32_t fold_raw(uint32_t acc, uint32_t word) {
   if constexpr (sizeof(typename T::Raw) == 2) return __vmaxu2(acc, word & 0x7FFF7FFFu);
   else return max(acc, word & 0x7FFFFFFFu);
 }
+// A per-word fold over the four words of a 16-byte vector.
+template <typename FoldWord>
+__device__ __forceinline__ uint32_t fold_words(uint32_t acc, const uint4& v, FoldWord fold_word) {
+  return fold_word(fold_word(fold_word(fold_word(acc, v.x), v.y), v.z), v.w);
+}
 template <typename T>
 __device__ __forceinline__ uint32_t fold_raw(uint32_t acc, const uint4& v) {
-  return fold_raw<T>(fold_raw<T>(fold_raw<T>(fold_raw<T>(acc, v.x), v.y), v.z), v.w);
+  return fold_words(acc, v, [](uint32_t a, uint32_t w) { return fold_raw<T>(a, w); });
 }
 // fold_raw for amaxes whose NaN payload never matters (an encode's block amax: every NaN gives
 // the saturated scale): 16-bit lanes fold with one abs-max per word instead of a mask and half a
@@ -141,7 +146,7 @@ __device__ __forceinline__ uint32_t fold_abs(uint32_t acc, uint32_t word) {
 }
 template <typename T>
 __device__ __forceinline__ uint32_t fold_abs(uint32_t acc, const uint4& v) {
-  return fold_abs<T>(fold_abs<T>(fold_abs<T>(fold_abs<T>(acc, v.x), v.y), v.z), v.w);
+  return fold_words(acc, v, [](uint32_t a, uint32_t w) { return fold_abs<T>(a, w); });
 }
 template <typename T>
 __device__ __forceinline__ uint32_t clear_folded_signs(uint32_t acc) {
