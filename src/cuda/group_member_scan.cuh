@@ -62,10 +62,12 @@ __device__ inline WarpScan scan_members_warp(const int64_t* rows, int64_t n, int
   return w;
 }
 
-// The layout is valid (finish_member_map's rule): no member breaks the rules and the rows sum
-// to the total.
-__device__ inline bool scan_valid(const WarpScan& w, int64_t total) {
-  return w.first_bad == ULLONG_MAX && static_cast<int64_t>(w.sum.v[0]) == total;
+// The layout rule on a scan's results: no member breaks the rules (first_bad: ULLONG_MAX) and
+// the rows sum to the total.
+__device__ __forceinline__ bool layout_ok(unsigned long long first_bad, const Counts& sum, int64_t total) {
+  return first_bad == ULLONG_MAX && static_cast<int64_t>(sum.v[0]) == total;
 }
+
+__device__ inline bool scan_valid(const WarpScan& w, int64_t total) { return layout_ok(w.first_bad, w.sum, total); }
 
 }  // namespace lowp::cuda::nvfp4

@@ -33,10 +33,11 @@ __device__ void store_entry(int64_t* ws, int64_t n, int64_t t, const Counts& bef
 // The map's end entries and the status (first_bad: ULLONG_MAX when none).
 __device__ void finish_member_map(int64_t* ws, int64_t n, int64_t total, const Counts& sum, unsigned long long first_bad) {
   store_entry(ws, n, n, sum);
-  unsigned long long bad = first_bad;
-  if (bad == ULLONG_MAX && static_cast<int64_t>(sum.v[0]) != total) bad = static_cast<unsigned long long>(n - 1);
-  ws[0] = bad == ULLONG_MAX ? 0 : static_cast<int64_t>(bad) + 1;
-  ws[1] = bad == ULLONG_MAX ? static_cast<int64_t>(sum.v[1]) : 0;
+  const bool valid = layout_ok(first_bad, sum, total);
+  // Only the sum failing (the members end short of total): the last member is reported.
+  const int64_t bad = first_bad != ULLONG_MAX ? static_cast<int64_t>(first_bad) : n - 1;
+  ws[0] = valid ? 0 : bad + 1;
+  ws[1] = valid ? static_cast<int64_t>(sum.v[1]) : 0;
 }
 
 // Block 0: the member map and the status. Sums run in unsigned arithmetic: after a bad member
