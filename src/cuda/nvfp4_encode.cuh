@@ -50,20 +50,27 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t select
   return d;
 }
 
-// r / 2^15 for the random byte r = byte b of word: the SR fraction r / 256 scaled by 1 / 128, so
-// that one byte permute builds 1 + r / 2^15 (r in mantissa bits 8..15) and one add leaves it.
+// r / 512 for the random byte r = byte b of word (the SR fraction r / 256 times the step's 1/2):
+// one byte permute builds 64 + r / 512 (r in mantissa bits 8..15), one subtraction leaves it.
 __device__ __forceinline__ float sr_fraction(uint32_t word, int b) {
-  return __uint_as_float(prmt(word, 0x3F800000u, 0x7604u | (static_cast<uint32_t>(b) << 4))) - 1.0f;
+  return __uint_as_float(prmt(word, 0x42800000u, 0x7604u | (static_cast<uint32_t>(b) << 4))) - 64.0f;
 }
 
-// SR: t = a + (r / 256) * step with the step of a's binade, floored on the grid; per binade
-// candidate the first fma adds that binade's step (f = sr_fraction: step * 128 is exact) and the
-// RZ one floors.
+// SR: t = RN(a + (r / 256) * step) in one fma, f = sr_fraction times a's binade 2^floor(log2 a) but
+// at least 1 (step 0.5 below 2, 1 below 4, else 2). The largest E2M1 value <= t is read off fp32's
+// own grid: scaled by 2^-126 toward zero, E2M1's values below 1 (0, 0.5) land on the subnormal
+// grid and its binades on the lowest normal ones, so bits 22..24 are the code (t < 8: a <= 6). The
+// scaling follows SPEC's fp32 rounding of t and cannot replace it: a sum just below 0.5 or 1 may
+// round onto the grid point. bits >> 22, as the high word of bits * 2^10, runs on the FMA pipe.
+// Returned biased like e2m1_rn_magnitude. The scaling is PTX mul.rz.f32 without .ftz, so that it
+// keeps its subnormal results under any -ftz setting.
 __device__ __forceinline__ uint32_t e2m1_sr_magnitude_f(float y, float f) {
   const float a = fminf(fabsf(y), 6.0f);
-  return __vimin3_u32(__float_as_uint(__fmaf_rz(__fmaf_rn(f, 64.0f, a), 2.0f, kRoundMagic)),
-                      __float_as_uint(__fadd_rz(__fmaf_rn(f, 128.0f, a), kRoundMagic + 2.0f)),
-                      __float_as_uint(__fmaf_rz(__fmaf_rn(f, 256.0f, a), 0.5f, kRoundMagic + 4.0f)));
+  const float binade = fmaxf(__uint_as_float(__float_as_uint(a) & 0x7F800000u), 1.0f);
+  const float t = __fmaf_rn(f, binade, a);
+  uint32_t scaled;
+  asm("mul.rz.f32 %0, %1, 0f00800000;" : "=r"(scaled) : "f"(t));  // t * 2^-126
+  return __umulhi(scaled, 1u << 10) + kRoundMagicBits;
 }
 
 // The same for a random byte r in [0, 255].
