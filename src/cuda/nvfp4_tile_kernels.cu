@@ -51,7 +51,9 @@ lowp_status launch(const TileArgs& a, const MemberMap& g, bool early, cudaStream
   const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr>;
   constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr>::Smem);
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
-  if (kSmem > 48 * 1024)  // the opt-in is per device: set it on every launch (fp32 tiles only)
+  // The opt-in is per device and, unlike the carveout hint, not recorded: after a cudaDeviceReset
+  // a launch without it fails. Set on every launch (fp32 tiles only).
+  if (kSmem > 48 * 1024)
     LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)),
                         "nvfp4 encode: shared memory opt-in"));
   return launch_kernel(kernel, blocks, Geometry<T>::kThreads, kSmem, st, early, "nvfp4 encode tile kernel", a, g);
