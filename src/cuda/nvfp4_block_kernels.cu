@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool
       uint32_t byte = 0;
       for (int h = 0; h < 2; ++h) {
         const float y = num::mul_rn(v[t + h], m);
-        byte |= e2m1_code(sr ? e2m1_sr_magnitude(y, num::sr_byte(rnd, t + h)) : e2m1_rn_magnitude(y), y) << (4 * h);
+        byte |= e2m1_code(sr ? e2m1_sr_magnitude(y, num::sr_byte(rnd, t + h), 0) : e2m1_rn_magnitude(y), y) << (4 * h);
       }
       codes[i * (cols_o / 2) + jb * (kBlock / 2) + t / 2] = zero_block ? 0 : static_cast<uint8_t>(byte);
     }

@@ -50,31 +50,23 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t select
   return d;
 }
 
-// r / 512 for the random byte r = byte b of word (the SR fraction r / 256 times the step's 1/2):
-// one byte permute builds 64 + r / 512 (r in mantissa bits 8..15), one subtraction leaves it.
-__device__ __forceinline__ float sr_fraction(uint32_t word, int b) {
-  return __uint_as_float(prmt(word, 0x42800000u, 0x7604u | (static_cast<uint32_t>(b) << 4))) - 64.0f;
-}
-
-// SR: t = RN(a + (r / 256) * step) in one fma, f = sr_fraction times a's binade 2^floor(log2 a) but
-// at least 1 (step 0.5 below 2, 1 below 4, else 2). The largest E2M1 value <= t is read off fp32's
-// own grid: scaled by 2^-126 toward zero, E2M1's values below 1 (0, 0.5) land on the subnormal
-// grid and its binades on the lowest normal ones, so bits 22..24 are the code (t < 8: a <= 6). The
-// scaling follows SPEC's fp32 rounding of t and cannot replace it: a sum just below 0.5 or 1 may
-// round onto the grid point. bits >> 22, as the high word of bits * 2^10, runs on the FMA pipe.
-// Returned biased like e2m1_rn_magnitude. The scaling is PTX mul.rz.f32 without .ftz, so that it
-// keeps its subnormal results under any -ftz setting.
-__device__ __forceinline__ uint32_t e2m1_sr_magnitude_f(float y, float f) {
-  const float a = fminf(fabsf(y), 6.0f);
-  const float binade = fmaxf(__uint_as_float(__float_as_uint(a) & 0x7F800000u), 1.0f);
-  const float t = __fmaf_rn(f, binade, a);
+// SR (SPEC §7) on fp32's own grid. Scaled by 2^-126 toward zero, a = min(|y|, 6) becomes S whose
+// bits 22..24 are the largest E2M1 code <= a: below 2 the scaled values are subnormal or in the
+// lowest normal binade (one ulp per 2^-23 of a), above it each binade halves the slope exactly as
+// E2M1's step doubles. So the step's r / 256 is always r << 14 in S, and (S + (r << 14)) >> 22
+// (S + (r << 14) < 2^25 for a <= 6) is the code of the exact sum a + r/256 * step. SPEC rounds
+// that sum to fp32 first, which moves the code only for a < 0.25, when a + r/512 lies within
+// 2^-26 below 0.5 (the tie goes to 0.5): adding 2^-26 to a toward zero first reproduces exactly
+// that and changes nothing else (a >= 0.25 has no bits below 2^-25, and a truncated S cannot
+// cross an integer). Six instructions, two on the ALU pipe (the one-fma form: eight, four).
+// Returned biased like e2m1_rn_magnitude. mul.rz.f32 without .ftz keeps S subnormal under -ftz.
+__device__ __forceinline__ uint32_t e2m1_sr_magnitude(float y, uint32_t word, int b) {
+  const float a = __fadd_rz(fminf(fabsf(y), 6.0f), 0x1p-26f);
   uint32_t scaled;
-  asm("mul.rz.f32 %0, %1, 0f00800000;" : "=r"(scaled) : "f"(t));  // t * 2^-126
-  return __umulhi(scaled, 1u << 10) + kRoundMagicBits;
+  asm("mul.rz.f32 %0, %1, 0f00800000;" : "=r"(scaled) : "f"(a));  // a * 2^-126
+  const uint32_t r = prmt(word, 0u, 0x4440u | static_cast<uint32_t>(b));  // byte b alone
+  return __umulhi(scaled + r * (1u << 14), 1u << 10) + kRoundMagicBits;
 }
-
-// The same for a random byte r in [0, 255].
-__device__ __forceinline__ uint32_t e2m1_sr_magnitude(float y, uint32_t r) { return e2m1_sr_magnitude_f(y, sr_fraction(r, 0)); }
 
 // The signs of the codes come from y's sign bit. Every y here is the result of a multiply, and
 // the GPU's arithmetic returns NaN as the positive canonical NaN, so a NaN encodes as +6 like

@@ -22,7 +22,7 @@ namespace lowp::cuda::nvfp4 {
 
 template <bool kSr, bool kClamp>
 __device__ __forceinline__ uint32_t e2m1_magnitude(float y, const uint4& rnd, int t) {
-  if constexpr (kSr) return e2m1_sr_magnitude_f(y, sr_fraction(word_of(rnd, t / 4), t % 4));
+  if constexpr (kSr) return e2m1_sr_magnitude(y, word_of(rnd, t / 4), t % 4);
   else if constexpr (kClamp) return e2m1_rn_magnitude(y);
   else return e2m1_rn_magnitude_unclamped(y);
 }

@@ -2,7 +2,9 @@
 // src/numerics: E2M1 round-to-nearest on all 2^32 fp32 inputs, E2M1 stochastic rounding on all
 // 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs, the UE4M3
 // scale decode on every finite code, the block-scale encode on 2^28 (amax, S_enc) pairs, and the
-// packed bf16 round trip of the per-tensor RHT on all 2^32 inputs.
+// packed bf16 round trip of the per-tensor RHT on all 2^32 inputs. SR is also swept over every
+// random byte around each multiple of 2^-9 below 8: SPEC rounds a + r/256 * step to fp32 before
+// taking the floor, which moves the code just below 0.5 (the encoder's 2^-26 correction).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -47,17 +49,17 @@ __device__ bool code_ok(uint32_t magnitude, float y, uint8_t want, int slot) {
 // hold other draws.
 __device__ uint32_t sr_magnitude_at(float y, uint32_t r, int b) {
   const uint32_t others = 0xA5C3E17Bu & ~(0xFFu << (8 * b));
-  return cu::e2m1_sr_magnitude_f(y, cu::sr_fraction(others | (r << (8 * b)), b));
+  return cu::e2m1_sr_magnitude(y, others | (r << (8 * b)), b);
 }
 
 // mode 0: RN all inputs; 1: SR all inputs, hashed byte; 2: SR 2^24 hashed inputs x 256 bytes;
 // 3: decode + block scale on 2^28 hashed (amax, s_enc) pairs; 4: bf16 pair round trip, all
-// inputs.
+// inputs; 5: SR on 512 fp32 neighbours of each k * 2^-9 (k < 4096), both signs x all 256 bytes.
 // The hot path encodes products (y = x * m), whose NaNs the GPU makes positive canonical NaNs: the
 // encoders see x * one, one = 1 at run time, so x's every bit pattern reaches them as the kernels'.
 __global__ void count_mismatches(int mode, float one, unsigned long long* bad, uint64_t* first) {
   uint32_t local = 0;
-  const uint64_t n = mode == 3 ? (uint64_t{1} << 28) : (uint64_t{1} << 32);
+  const uint64_t n = mode == 3 ? (uint64_t{1} << 28) : mode == 5 ? (uint64_t{1} << 30) : (uint64_t{1} << 32);
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < n; i += uint64_t{gridDim.x} * blockDim.x) {
     if (mode == 0) {
       const float x = num::float_of(static_cast<uint32_t>(i)), y = __fmul_rn(x, one);
@@ -89,6 +91,14 @@ __global__ void count_mismatches(int mode, float one, unsigned long long* bad, u
       const uint8_t want = num::encode_e2m1_sr(x, r);
       if (!code_ok(sr_magnitude_at(y, r, static_cast<int>(i >> 11) & 3), y, want, static_cast<int>((i >> 8) & 7)))
         note_bad(bad, first, i, local);
+    } else if (mode == 5) {
+      const uint32_t r = static_cast<uint32_t>(i & 0xFF), sign = static_cast<uint32_t>(i >> 8 & 1) << 31;
+      const int32_t ulps = static_cast<int32_t>(i >> 9 & 0x1FF) - 256;
+      const uint32_t k = static_cast<uint32_t>(i >> 18);  // 0..4095
+      const float x = num::float_of(sign | static_cast<uint32_t>(static_cast<int32_t>(num::bits_of(k * 0x1p-9f)) + ulps));
+      const float y = __fmul_rn(x, one);
+      if (!code_ok(sr_magnitude_at(y, r, static_cast<int>(i >> 3) & 3), y, num::encode_e2m1_sr(x, r), static_cast<int>(i & 7)))
+        note_bad(bad, first, i, local);
     } else {
       const uint32_t h = hash32(i), g = hash32(i ^ 0xABCDEFull);
       const float amax = num::float_of(h & 0x7FFFFFFFu);
@@ -116,8 +126,9 @@ TEST(Nvfp4EncodeGpu, HotPathEqualsScalarRules) {
   LOWP_REQUIRE_GPU();
   const char* names[] = {"E2M1 RN, all 2^32 inputs", "E2M1 SR, all 2^32 inputs (hashed byte)",
                          "E2M1 SR, 2^24 inputs x all 256 bytes", "UE4M3 block scale + decode, 2^28 pairs",
-                         "bf16 pair round trip, all 2^32 inputs"};
-  for (int mode = 0; mode < 5; ++mode) {
+                         "bf16 pair round trip, all 2^32 inputs",
+                         "E2M1 SR, 512 neighbours of each k * 2^-9 x both signs x all 256 bytes"};
+  for (int mode = 0; mode < 6; ++mode) {
     uint64_t first = 0;
     const unsigned long long bad = run_mode(mode, &first);
     std::printf("[nvfp4 encode hot path==scalar] %s: %llu mismatches\n", names[mode], bad);
