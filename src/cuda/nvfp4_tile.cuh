@@ -165,11 +165,10 @@ struct Nvfp4Tile : TileThread<T> {
     return make_uint2(lo, hi);
   }
 
-  // Per-token: a staged row's or column's outer scale, s_enc as S_enc * 2^64. s_enc6 comes back
-  // exactly: every S_enc * (1/6) is normal, so the power-of-two shift commutes with its rounding.
+  // Per-token: a staged row's or column's outer scale, s_enc as S_enc * 2^64.
   __device__ static OuterScale staged_outer(const Smem& sm, int orientation, int i) {
     const float a = sm.token.scale[orientation][i];
-    return {a, num::mul_rn(num::nvfp4_block_scale_factor(a), 1.0f / num::kNvfp4TokenScaleShift), 0.0f};
+    return {a, num::nvfp4_block_scale_factor_prepared(a), 0.0f};
   }
 
   // Per-token: the multiplier of scale code s in a row or column staged as o.
