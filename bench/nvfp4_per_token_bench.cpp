@@ -23,6 +23,9 @@
 //   grouped8_k2    grouped8 with cfg.amax_given = 1 (prep launch + K2), against k2
 //   grouped8_r128  grouped8 with cfg.group_row_multiple = 128 (when the split's rows are
 //                  multiples of 128: launches sized for the real tile count, no idle blocks)
+//   grouped8_host  grouped8 with member_rows in host memory (the launch knows the tile count)
+//   grouped8_worst grouped8 with the split of the most tiles (M >= 1024, M % 1024 == 0): seven
+//                  members of M/8 + 16 rows, one of M/8 - 112 (device rows: no surplus block)
 //
 // Bytes that must move (the floor) with n = M*K, S = both orientations' padded scale arrays
 // (roundup(R,128) * roundup(B,4) bytes each, the same in both layouts), Am = 4M + 4K:
@@ -31,7 +34,8 @@
 //   k2                     1 read of x (2n) + codes + S + Am (reads the amaxes)
 //   swizzle                2S (read compact, write swizzled)
 //   tensor_rht_sr          3 reads of x (6n) + codes + S + 8
-//   groupedN               token's, with S of the members' own padded arrays and Am = 4M + 4NK
+//   groupedN, grouped8_r128, _host, _worst
+//                          token's, with S of the members' own padded arrays and Am = 4M + 4NK
 //   grouped8_k1, _k2       k1's and k2's, with grouped8's S and Am
 // frac = (floor / time) / copy bandwidth (read + write of a large D2D cudaMemcpyAsync, the better
 // of a measurement at the start and one at the end of the run). x_token = time / token's time
@@ -66,7 +70,9 @@ using namespace lowp_bench;
 constexpr int64_t kHeadM = 16384, kHeadK = 8192;  // the headline shape (KEY line)
 constexpr uint32_t kOutlierEvery = 65536;
 constexpr int kMaxSets = 64;
-constexpr int64_t kGroupN[2] = {8, 64};
+// Grouped ops' member counts: N = 8 and 64 equal splits, and N = 8 split the worst way (grouped8_worst).
+constexpr int kGroups = 3;
+constexpr int64_t kGroupN[kGroups] = {8, 64, 8};
 
 struct Run : RunInfo {
   std::vector<OpRow> rows;
@@ -93,6 +99,7 @@ struct Summary {
   double token = NAN, k1 = NAN, k2 = NAN, tensor = NAN, token_frac = NAN, k2_frac = NAN;
   double fused = NAN, sep = NAN, g8 = NAN, g64 = NAN;  // g8, g64: grouped / single
   double g8r = NAN;                                    // grouped8_r128 / single
+  double g8h = NAN, g8w = NAN;                         // grouped8_host, grouped8_worst / single
   bool star = false;                                   // some value from an eager time
 };
 
@@ -112,6 +119,8 @@ Summary summary_of(int64_t m, int64_t k) {
   s.g8 = ms("grouped8", m, k, st) / s.token;
   s.g8r = ms("grouped8_r128", m, k, st) / s.token;
   s.g64 = ms("grouped64", m, k, st) / s.token;
+  s.g8h = ms("grouped8_host", m, k, st) / s.token;
+  s.g8w = ms("grouped8_worst", m, k, st) / s.token;
   return s;
 }
 
@@ -205,15 +214,15 @@ void print_table() {
   }
   std::printf("\nper shape (graph ms; * = some value from eager): tensor/token = tensor_rht_sr / token;"
               " frac of the floors;\nfused = swz_fused, sep = swz_sep; g8, g64 = grouped N / single token; g8r128 ="
-              " grouped8_r128 / single token\n");
-  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s %6s\n", "M", "K", "token", "k1", "k2", "tensor",
-              "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64", "g8r128");
+              " grouped8_r128 / single token;\ng8h, g8w = grouped8_host, grouped8_worst / single token\n");
+  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s %6s %5s %5s\n", "M", "K", "token", "k1", "k2",
+              "tensor", "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64", "g8r128", "g8h", "g8w");
   for (const Shape& sh : distinct_shapes(g_run.rows)) {
     const Summary s = summary_of(sh.m, sh.k);
-    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f %6.2f%s\n", static_cast<long long>(s.m),
-                static_cast<long long>(s.k), cell(s.token).c_str(), cell(s.k1).c_str(), cell(s.k2).c_str(),
-                cell(s.tensor).c_str(), s.tensor / s.token, s.token_frac, s.k2_frac, cell(s.fused).c_str(),
-                cell(s.sep).c_str(), s.g8, s.g64, s.g8r, s.star ? " *" : "");
+    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f %6.2f %5.2f %5.2f%s\n",
+                static_cast<long long>(s.m), static_cast<long long>(s.k), cell(s.token).c_str(), cell(s.k1).c_str(),
+                cell(s.k2).c_str(), cell(s.tensor).c_str(), s.tensor / s.token, s.token_frac, s.k2_frac,
+                cell(s.fused).c_str(), cell(s.sep).c_str(), s.g8, s.g64, s.g8r, s.g8h, s.g8w, s.star ? " *" : "");
   }
   print_notes_and_warnings(g_run);
   std::fflush(stdout);
@@ -275,6 +284,15 @@ std::vector<int64_t> equal_split(int64_t M, int64_t N) {
   const int64_t units = M / 16;
   std::vector<int64_t> out(static_cast<size_t>(N));
   for (int64_t t = 0; t < N; ++t) out[static_cast<size_t>(t)] = 16 * (units / N + (t < units % N ? 1 : 0));
+  return out;
+}
+
+// The split of M rows into 8 members with the most 128-row tiles: seven of M/8 + 16 rows (two
+// tiles each when M/8 is a multiple of 128) and one of M/8 - 112; empty when M < 1024.
+std::vector<int64_t> worst_split8(int64_t M) {
+  if (M < 1024 || M % 1024 != 0) return {};
+  std::vector<int64_t> out(7, M / 8 + 16);
+  out.push_back(M / 8 - 112);
   return out;
 }
 
@@ -386,11 +404,13 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     t.tensor_a = A.tensor_a + 2 * i;
   }
   // Grouped member rows, uploaded once per shape.
-  std::vector<int64_t> members[2];
+  std::vector<int64_t> members[kGroups];
   for (int g = 0; g < 2; ++g) members[g] = equal_split(M, kGroupN[g]);
-  int64_t* d_members[2] = {A.member_rows, A.member_rows + kGroupN[0]};
-  for (int g = 0; g < 2; ++g)
-    CUDA_CHECK(cudaMemcpy(d_members[g], members[g].data(), members[g].size() * sizeof(int64_t), cudaMemcpyHostToDevice));
+  members[2] = worst_split8(M);
+  int64_t* d_members[kGroups] = {A.member_rows, A.member_rows + kGroupN[0], A.member_rows + kGroupN[0] + kGroupN[1]};
+  for (int g = 0; g < kGroups; ++g)
+    if (!members[g].empty())
+      CUDA_CHECK(cudaMemcpy(d_members[g], members[g].data(), members[g].size() * sizeof(int64_t), cudaMemcpyHostToDevice));
 
   void* st = stream;
   auto token_cfg = [&](bool rht, bool sr, bool amax_given) {
@@ -439,13 +459,14 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     c.amax_estimation = 0;
     return lowp_quantize(&t.x, &q, &c, st);
   };
-  auto grouped = [&](int g, bool amax_given, int row_multiple) -> Call {
-    return [&, g, amax_given, row_multiple](int s) {
+  auto grouped = [&](int g, bool amax_given, int row_multiple, bool host_rows = false) -> Call {
+    return [&, g, amax_given, row_multiple, host_rows](int s) {
       const Set& t = sets[static_cast<size_t>(s)];
       lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);
       lowp_quant_config c = token_cfg(false, false, amax_given);
       c.group_row_multiple = row_multiple;
-      return lowp_nvfp4_grouped_quantize(&t.x, kGroupN[g], d_members[g], &q, &c, A.ws, A.ws_bytes, st);
+      const int64_t* rows = host_rows ? members[g].data() : d_members[g];
+      return lowp_nvfp4_grouped_quantize(&t.x, kGroupN[g], rows, &q, &c, A.ws, A.ws_bytes, st);
     };
   };
   auto grouped_k1 = [&](int s) {
@@ -481,15 +502,18 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
       {"swizzle", 2 * S, swizzle, -1},
       {"tensor_rht_sr", 6 * n + n + S + 8, tensor_rht_sr, -1},
   };
-  for (int g = 0; g < 2; ++g) {
+  for (int g = 0; g < kGroups; ++g) {
+    if (members[g].empty()) continue;
     const double Sg = static_cast<double>(grouped_scale_bytes(members[g], K));
     const double Ag = 4.0 * static_cast<double>(M + kGroupN[g] * K);
-    ops.push_back({g == 0 ? "grouped8" : "grouped64", 4 * n + n + Sg + Ag, grouped(g, false, 0), g});
+    const char* name = g == 0 ? "grouped8" : g == 1 ? "grouped64" : "grouped8_worst";
+    ops.push_back({name, 4 * n + n + Sg + Ag, grouped(g, false, 0), g});
     if (g == 0) {  // the two halves of grouped8, against k1 and k2; grouped8 told its rows are 128-multiples
       ops.push_back({"grouped8_k1", 2 * n + Ag, grouped_k1, g});
       ops.push_back({"grouped8_k2", 2 * n + n + Sg + Ag, grouped(g, true, 0), g});
       if (std::all_of(members[g].begin(), members[g].end(), [](int64_t m) { return m % 128 == 0; }))
         ops.push_back({"grouped8_r128", 4 * n + n + Sg + Ag, grouped(g, false, 128), g});
+      ops.push_back({"grouped8_host", 4 * n + n + Sg + Ag, grouped(g, false, 0, true), g});
     }
   }
   for (const Op& op : ops) {
@@ -572,7 +596,8 @@ int main(int argc, char** argv) {
   A.col_a = static_cast<float*>(device_alloc(A.ca_floats * sizeof(float), "columnwise amaxes"));
   A.tensor_a = static_cast<float*>(device_alloc(2 * kMaxSets * sizeof(float), "per-tensor amaxes"));
   A.rng = static_cast<uint64_t*>(device_alloc(16, "rng state"));
-  A.member_rows = static_cast<int64_t*>(device_alloc(static_cast<size_t>(kGroupN[0] + kGroupN[1]) * sizeof(int64_t), "member rows"));
+  const int64_t member_slots = kGroupN[0] + kGroupN[1] + kGroupN[2];
+  A.member_rows = static_cast<int64_t*>(device_alloc(static_cast<size_t>(member_slots) * sizeof(int64_t), "member rows"));
   A.ws = device_alloc(std::max<size_t>(A.ws_bytes, 8), "grouped workspace");
   const uint64_t rng[2] = {1234, 0};
   CUDA_CHECK(cudaMemcpy(A.rng, rng, 16, cudaMemcpyHostToDevice));

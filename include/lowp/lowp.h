@@ -159,10 +159,11 @@ typedef struct lowp_quant_config {
   int group_row_multiple;     /**< NVFP4 grouped calls only (lowp_nvfp4_grouped_quantize / _amax):
                                    the caller's promise that every member's row count is a
                                    multiple of this, checked with the layout. 0 (default): none
-                                   beyond the rules there; 16, 32, 64 or 128. CUDA sizes its
-                                   launches for the worst split the promise allows: with 128
-                                   (members padded to 128-row GEMM tiles) no launched block
-                                   idles, which matters for small groups. */
+                                   beyond the rules there; 16, 32, 64 or 128. With member rows
+                                   in device memory CUDA sizes its launches for the worst split
+                                   the promise allows: with 128 (members padded to 128-row GEMM
+                                   tiles) no launched block idles, which matters for small
+                                   groups. Host member rows: launches are sized exactly. */
 } lowp_quant_config;
 
 /** Fills `cfg` with the defaults above. */
@@ -440,8 +441,9 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * workspace: lowp_grouped_workspace_size(N) bytes, 8-byte aligned, in device memory for the CUDA
  * backend; the CPU backend needs none (NULL, 0 is fine).
  * CUDA: the same launches for any N (a prep kernel that checks the layout on the device and
- * zeroes the amaxes, one K1 and one K2 launch over all members, sized for the worst split of R
- * rows into N members: cfg->group_row_multiple = 128 sizes them exactly) when x is 16-byte aligned, the codes 8-byte
+ * zeroes the amaxes, one K1 and one K2 launch over all members, sized exactly from host
+ * member_rows, and for device member_rows for the worst split of R rows into N members:
+ * cfg->group_row_multiple = 128 sizes them exactly) when x is 16-byte aligned, the codes 8-byte
  * and the scale arrays 4-byte aligned (any cudaMalloc'd buffers are). Other alignments give the
  * same bytes member by member with host member_rows, and LOWP_ERROR_UNSUPPORTED (nothing
  * written) with device member_rows. lowp_nvfp4_grouped_amax likewise needs x aligned and

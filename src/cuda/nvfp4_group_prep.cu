@@ -164,10 +164,15 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
     rows = copy;
   }
   const int64_t multiple = std::max<int64_t>(g.row_multiple, 1);  // the API sets >= 1; 0 would divide by 0
+  // Host rows (checked by the API) give the exact slot count: no surplus launch block.
+  int64_t slots = 0;
+  if (g.rows_on_device) slots = slot_bound(total_rows, g.n, multiple);
+  else
+    for (int64_t t = 0; t < g.n; ++t) slots += (g.member_rows[t] + kTile - 1) / kTile;
   group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, multiple, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
   *out = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
-          ws + 1, slot_bound(total_rows, g.n, multiple), rows, total_rows, multiple};
+          ws + 1, slots, rows, total_rows, multiple};
   return LOWP_SUCCESS;
 }
 

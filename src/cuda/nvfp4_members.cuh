@@ -16,7 +16,8 @@ struct MemberMap {
   const int64_t* tile0;       // [n + 1] first row-tile slot: sum of ceil(M_u / 128), u < t
   const int64_t* col_quads0;  // [n + 1] sum of ceil(M_u / 64), u < t (columnwise scale columns / 4)
   const int64_t* live_tiles;  // row-tile slots to run: tile0[n], or 0 when the layout is bad
-  int64_t slot_bound;         // host: row-tile slots to launch, >= *live_tiles for any valid split
+  int64_t slot_bound;         // host: row-tile slots to launch: exact for host member rows, else
+                              // >= *live_tiles for any valid split
   // What the map is built from: member_rows in device memory (written before the prep launch),
   // the rows they must sum to, the rows' declared multiple (>= 1).
   const int64_t* rows;
@@ -57,10 +58,10 @@ __device__ inline bool pick_live_slot(int64_t rank, int64_t live, const Member& 
 // Launch block `block` of a group launch over row-tile slots x col_tiles: its row-tile slot and
 // member (warp-wide), or false past the live tiles (a bad layout has none). Forward, block b
 // takes slot b / col_tiles; reversed, the live slots are walked from the last one, so the
-// launch's surplus blocks (it is sized for the worst split) still come last and exit after the
-// live ones have started. Groups of up to 32 members load their candidates and the live count
-// in one memory round trip (the slot is needed only for the pick); larger groups read the live
-// count first, since the narrowing rounds read the map at the slot.
+// launch's surplus blocks (device rows: it is sized for the worst split) still come last and
+// exit after the live ones have started. Groups of up to 32 members load their candidates and
+// the live count in one memory round trip (the slot is needed only for the pick); larger groups
+// read the live count first, since the narrowing rounds read the map at the slot.
 template <bool kReverse>
 __device__ inline bool locate_slot(const MemberMap& g, int64_t block, int64_t col_tiles, int64_t* slot, Member* mb) {
   const int64_t rank = block / col_tiles;

@@ -312,6 +312,27 @@ TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
     }
 }
 
+// The split with the most 128-row tiles for its rows (7 members of 144 rows, one of 16: 15 tiles
+// for 1024 rows), the bound a launch for device rows is sized by; host rows launch the 15 exactly.
+TEST(Nvfp4PerTokenGroupedGpu, WorstSplitMatchesCpu) {
+  LOWP_REQUIRE_GPU();
+  Tally tally("nvfp4 grouped worst split gpu==cpu");
+  int i = 0;
+  for (lowp_dtype in : {LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT32})
+    for (int knobs = 0; knobs < 4; ++knobs)
+      for (bool amax_only : {false, true}) {
+        GroupCase g;
+        g.in = in, g.row = true, g.col = true, g.device_rows = knobs != 1;
+        g.rht = knobs & 1, g.sr = knobs & 2, g.mask = 0xD7E8u;
+        g.layout = knobs >= 2 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
+        g.K = 272;
+        g.rows = {144, 144, 144, 144, 144, 144, 144, 16};
+        g.values = static_cast<PtValues>(i % static_cast<int>(PtValues::kCount));
+        g.seed = static_cast<uint64_t>(3000 + i++);
+        compare_group(tally, g, amax_only);
+      }
+}
+
 // A device-side layout that breaks the rules: the call succeeds (it cannot know), the layout
 // status names the first bad member (index + 1; members short of R name the last one), and no
 // output byte is written. The same workspace then reports 0 after a valid call.
