@@ -151,6 +151,15 @@ int64_t slot_bound(int64_t total, int64_t n, int64_t multiple) {
   return (total + (kTile - multiple) * nonempty) / kTile;
 }
 
+// Row-tile slots to launch: exact from host rows (the API has checked them), so no surplus block;
+// device rows: the bound of every valid split.
+int64_t launch_slots(const Nvfp4GroupRows& g, int64_t total, int64_t multiple) {
+  if (g.rows_on_device) return slot_bound(total, g.n, multiple);
+  int64_t slots = 0;
+  for (int64_t t = 0; t < g.n; ++t) slots += tile_count(g.member_rows[t]);
+  return slots;
+}
+
 }  // namespace
 
 lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const GroupAmaxes& zero,
@@ -164,15 +173,10 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
     rows = copy;
   }
   const int64_t multiple = std::max<int64_t>(g.row_multiple, 1);  // the API sets >= 1; 0 would divide by 0
-  // Host rows (checked by the API) give the exact slot count: no surplus launch block.
-  int64_t slots = 0;
-  if (g.rows_on_device) slots = slot_bound(total_rows, g.n, multiple);
-  else
-    for (int64_t t = 0; t < g.n; ++t) slots += (g.member_rows[t] + kTile - 1) / kTile;
   group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, multiple, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
   *out = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
-          ws + 1, slots, rows, total_rows, multiple};
+          ws + 1, launch_slots(g, total_rows, multiple), rows, total_rows, multiple};
   return LOWP_SUCCESS;
 }
 
