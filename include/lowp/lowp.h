@@ -443,7 +443,9 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * CUDA: the same launches for any N (a prep kernel that checks the layout on the device and
  * zeroes the amaxes, one K1 and one K2 launch over all members, sized exactly from host
  * member_rows, and for device member_rows for the worst split of R rows into N members:
- * cfg->group_row_multiple = 128 sizes them exactly) when x is 16-byte aligned, the codes 8-byte
+ * cfg->group_row_multiple = 128 sizes them exactly; host member_rows of up to 32 members go to
+ * the kernels as parameters, with only the amax zeroing before them, and leave the workspace
+ * untouched) when x is 16-byte aligned, the codes 8-byte
  * and the scale arrays 4-byte aligned (any cudaMalloc'd buffers are). Other alignments give the
  * same bytes member by member with host member_rows, and LOWP_ERROR_UNSUPPORTED (nothing
  * written) with device member_rows. lowp_nvfp4_grouped_amax likewise needs x aligned and

@@ -2,7 +2,8 @@
 // member_rows are copied there first), checked with the host's rules (group_layout_rules.h), and
 // the zeroing of the amax arrays K1 folds into, all in one launch, so device member_rows need no
 // host sync and the call stays graph-capturable. A bad layout leaves its status and zero live
-// tiles, and nothing zeroed: every later kernel of the call exits without writing.
+// tiles, and nothing zeroed: every later kernel of the call exits without writing. Host rows of
+// up to 32 members skip all of it but the zeroing: the kernels take them as parameters.
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
@@ -163,7 +164,19 @@ int64_t launch_slots(const Nvfp4GroupRows& g, int64_t total, int64_t multiple) {
 }  // namespace
 
 lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const GroupAmaxes& zero,
-                          cudaStream_t st, MemberMap* out) {
+                          cudaStream_t st, GroupLaunch* out) {
+  const int64_t multiple = std::max<int64_t>(g.row_multiple, 1);  // the API sets >= 1; 0 would divide by 0
+  *out = {};
+  if (!g.rows_on_device && g.n <= kWarpScanMembers) {
+    MemberMap& m = out->members.map;
+    m.n = g.n;
+    m.slot_bound = launch_slots(g, total_rows, multiple);
+    m.total_rows = total_rows;
+    m.row_multiple = multiple;
+    std::copy(g.member_rows, g.member_rows + g.n, out->members.rows);
+    out->rows_inline = true;
+    return zero.row_n + zero.col_n > 0 ? zero_amaxes(zero, st) : LOWP_SUCCESS;
+  }
   auto* ws = static_cast<int64_t*>(g.workspace);
   const int64_t* rows = g.member_rows;
   if (!g.rows_on_device) {
@@ -172,11 +185,10 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
                         "nvfp4 grouped: copy member_rows"));
     rows = copy;
   }
-  const int64_t multiple = std::max<int64_t>(g.row_multiple, 1);  // the API sets >= 1; 0 would divide by 0
   group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, multiple, ws, zero);
   LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
-  *out = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
-          ws + 1, launch_slots(g, total_rows, multiple), rows, total_rows, multiple};
+  out->members.map = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
+                       ws + 1, launch_slots(g, total_rows, multiple), rows, total_rows, multiple};
   return LOWP_SUCCESS;
 }
 

@@ -17,9 +17,10 @@ struct GroupAmaxes {
 // The member map of a group of `total_rows` rows, built in g.workspace, and `zero` zeroed; every
 // member needs rows % g.row_multiple == 0. One launch, enqueued only: a bad
 // layout is found on the device (lowp_grouped_layout_error reads it), zeroes nothing and turns
-// every later kernel of the call into a no-op.
+// every later kernel of the call into a no-op. Host rows of up to 32 members (checked by the
+// API) go by value instead (InlineMembers): no workspace, only the zeroing launch.
 lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const GroupAmaxes& zero, cudaStream_t st,
-                          MemberMap* out);
+                          GroupLaunch* out);
 
 // Zeroes both arrays of z in one launch (one graph node where two memsets are two).
 lowp_status zero_amaxes(const GroupAmaxes& z, cudaStream_t st);

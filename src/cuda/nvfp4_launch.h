@@ -19,13 +19,13 @@ struct EncodeRecipe {
 // Codes and scales of every requested orientation of a.x, given its outer amaxes. The tile path
 // when the pointers allow it, else one thread per block (any alignment, same bytes). With a group
 // (g.n > 0, per-token only) every member is encoded as a matrix of its own; aligned pointers only.
-lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const MemberMap& g = {});
+lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const GroupLaunch& g = {});
 
 // Per-token K1 into a.row_amax / a.col_amax (either may be null; zeroed by the caller): max |x|
 // per row, per column, or with rht per column 0.25 * max |RHT16| over its 16-row strips. Tile
 // kernel when x is 16-byte aligned, else the FP8 per-token amax pass and a per-block RHT kernel
 // (single matrix only).
-lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const MemberMap& g = {});
+lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const GroupLaunch& g = {});
 
 // K1's tile path reads whole 16-byte row vectors: x aligned and every row starting aligned (K1
 // alone takes any K; the encode's K % 16 == 0 always qualifies).

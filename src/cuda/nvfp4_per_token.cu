@@ -1,7 +1,7 @@
 // CUDA NVFP4 per-token recipe (SPEC §5): K1 (outer amaxes, one read of x), K2 (the encode of
 // both orientations, one read), the composite, and their grouped forms: a prep launch (the
-// member map, checked on the device, and the amax zeroing), then one K1 and one K2 launch over
-// all members, whatever their number. Groups whose pointers do not allow the tile path take a
+// member map, checked on the device, and the amax zeroing; host rows of up to 32 members: the
+// zeroing alone), then one K1 and one K2 launch over all members, whatever their number. Groups whose pointers do not allow the tile path take a
 // member-by-member walk when member_rows is on the host.
 #include "common/backends.h"
 #include "common/nvfp4_members.h"
@@ -91,7 +91,7 @@ lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   }
   // The prep launch zeroes the amaxes K1 folds into (a bad layout: untouched).
   const nvfp4::TileArgs k = amax_view(t);
-  nvfp4::MemberMap g;
+  nvfp4::GroupLaunch g;
   LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.amax_given ? nvfp4::GroupAmaxes{} : amax_arrays(k, a.group.n),
                                 st, &g));
   if (!a.t.amax_given) LOWP_TRY(nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g));
@@ -110,7 +110,7 @@ lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
     return s;
   }
   const nvfp4::TileArgs k = amax_args(a.t);
-  nvfp4::MemberMap g;
+  nvfp4::GroupLaunch g;
   LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, amax_arrays(k, a.group.n), st, &g));
   return nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g);
 }

@@ -5,8 +5,9 @@
 namespace lowp::cuda::nvfp4 {
 namespace {
 
-template <typename T, bool kPerToken, bool kRht, bool kSr>
-__global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs whole, MemberMap g) {
+// Members: MemberMap, or InlineMembers (per-token groups of host rows).
+template <typename T, bool kPerToken, bool kRht, bool kSr, typename Members>
+__global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs whole, Members g) {
   using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr>;
   extern __shared__ uint4 dynamic_smem[];
   auto& sm = *reinterpret_cast<typename Tile::Smem*>(dynamic_smem);
@@ -43,12 +44,9 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
   if (threadIdx.x == 0) atomic_fold(out, acc);
 }
 
-template <typename T, bool kPerToken, bool kRht, bool kSr>
-lowp_status launch(const TileArgs& a, const MemberMap& g, bool early, cudaStream_t st) {
-  unsigned blocks = 0;
-  LOWP_TRY(launch_blocks(a, g, "nvfp4 encode", &blocks));
-  if (blocks == 0) return LOWP_SUCCESS;
-  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr>;
+template <typename T, bool kPerToken, bool kRht, bool kSr, typename Members>
+lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, bool early, cudaStream_t st) {
+  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, Members>;
   constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr>::Smem);
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
   // The opt-in is per device and, unlike the carveout hint, not recorded: after a cudaDeviceReset
@@ -59,17 +57,27 @@ lowp_status launch(const TileArgs& a, const MemberMap& g, bool early, cudaStream
   return launch_kernel(kernel, blocks, Geometry<T>::kThreads, kSmem, st, early, "nvfp4 encode tile kernel", a, g);
 }
 
+template <typename T, bool kPerToken, bool kRht, bool kSr>
+lowp_status launch(const TileArgs& a, const GroupLaunch& g, bool early, cudaStream_t st) {
+  unsigned blocks = 0;
+  LOWP_TRY(launch_blocks(a, g.map(), "nvfp4 encode", &blocks));
+  if (blocks == 0) return LOWP_SUCCESS;
+  if constexpr (kPerToken)  // groups are per-token only
+    if (g.rows_inline) return launch_with<T, kPerToken, kRht, kSr>(a, g.members, blocks, early, st);
+  return launch_with<T, kPerToken, kRht, kSr>(a, g.map(), blocks, early, st);
+}
+
 template <typename T, bool kPerToken>
-lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, const MemberMap& g, cudaStream_t st) {
+lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, const GroupLaunch& g, cudaStream_t st) {
   const bool e = r.after_amax;
   if (r.rht) return r.sr ? launch<T, kPerToken, true, true>(a, g, e, st) : launch<T, kPerToken, true, false>(a, g, e, st);
   return r.sr ? launch<T, kPerToken, false, true>(a, g, e, st) : launch<T, kPerToken, false, false>(a, g, e, st);
 }
 
 template <typename T>
-lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, const MemberMap& g, cudaStream_t st) {
+lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, const GroupLaunch& g, cudaStream_t st) {
   if (!tile_path_ok(a)) {
-    if (g.n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: the tile path needs aligned pointers");
+    if (g.map().n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: the tile path needs aligned pointers");
     return encode_blocks(a, r, st);
   }
   return r.per_token ? launch_variant<T, true>(a, r, g, st) : launch_variant<T, false>(a, r, g, st);
@@ -89,7 +97,7 @@ lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
 
 }  // namespace
 
-lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const MemberMap& g) {
+lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const GroupLaunch& g) {
   return with_input_type(r.in, [&](auto t) { return launch_recipe<decltype(t)>(a, r, g, st); });
 }
 

@@ -30,15 +30,16 @@ __device__ __forceinline__ void reduce_scatter(uint32_t (&v)[kBlock], int cl) {
   }
 }
 
-template <typename T, bool kRht>
-__global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(TileArgs whole, MemberMap g) {
+// Members: MemberMap, or InlineMembers (groups of host rows).
+template <typename T, bool kRht, typename Members>
+__global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(TileArgs whole, Members g) {
   using G = Geometry<T>;
   __shared__ uint32_t col_part[G::kRowGroups][kTile];
   TileArgs a;
   int64_t tile;
   // Groups of more than 32 members read the prep launch's member map; smaller ones scan the
   // member rows themselves and load their tile before the prep has finished.
-  if (g.n > kWarpScanMembers) wait_for_predecessor();
+  if (map_of(g).n > kWarpScanMembers) wait_for_predecessor();
   if (!member_tile<T, false, true>(whole, g, blockIdx.x, &a, &tile)) {
     // K2 reads the prep's map before it waits: it may launch only once every K1 block is past
     // the prep, even when none has a tile (a bad layout).
@@ -89,21 +90,26 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
 }
 
 // Launched early: K1 always follows the amax zeroing (or the group prep) on its stream.
-template <typename T>
-lowp_status launch(const TileArgs& a, bool rht, const MemberMap& g, cudaStream_t st) {
-  unsigned blocks = 0;
-  LOWP_TRY(launch_blocks(a, g, "nvfp4 per-token amax", &blocks));
-  if (blocks == 0) return LOWP_SUCCESS;
-  const auto kernel = rht ? token_amax_tile_kernel<T, true> : token_amax_tile_kernel<T, false>;
+template <typename T, typename Members>
+lowp_status launch_with(const TileArgs& a, bool rht, const Members& g, unsigned blocks, cudaStream_t st) {
+  const auto kernel = rht ? token_amax_tile_kernel<T, true, Members> : token_amax_tile_kernel<T, false, Members>;
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 per-token amax: carveout"));
   return launch_kernel(kernel, blocks, Geometry<T>::kThreads, 0, st, true, "nvfp4 per-token amax tile kernel", a, g);
 }
 
+template <typename T>
+lowp_status launch(const TileArgs& a, bool rht, const GroupLaunch& g, cudaStream_t st) {
+  unsigned blocks = 0;
+  LOWP_TRY(launch_blocks(a, g.map(), "nvfp4 per-token amax", &blocks));
+  if (blocks == 0) return LOWP_SUCCESS;
+  return g.rows_inline ? launch_with<T>(a, rht, g.members, blocks, st) : launch_with<T>(a, rht, g.map(), blocks, st);
+}
+
 }  // namespace
 
-lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const MemberMap& g) {
+lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const GroupLaunch& g) {
   if (token_amax_tile_path_ok(a.x, a.cols, in)) return with_input_type(in, [&](auto t) { return launch<decltype(t)>(a, rht, g, st); });
-  if (g.n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped per-token amax: the tile path needs x and its rows 16-byte aligned");
+  if (g.map().n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped per-token amax: the tile path needs x and its rows 16-byte aligned");
   const DenseView x{a.x, in, a.rows, a.cols};
   float* plain_col = rht ? nullptr : a.col_amax;
   if (a.row_amax != nullptr || plain_col != nullptr) LOWP_TRY(amax_per_token(x, a.row_amax, plain_col, st));

@@ -168,7 +168,8 @@ int64_t pick_k(int64_t n, Rng& rng) {
   return n >= 1000 ? 48 : n >= 200 ? 128 : n >= 64 ? ks[1 + rng.below(3)] : ks[rng.below(5)];
 }
 
-const int64_t kNs[] = {1, 3, 8, 64, 200, 1000};
+// 32 and 33: the largest group whose host rows the kernels take as parameters, and the smallest not.
+const int64_t kNs[] = {1, 3, 8, 32, 33, 64, 200, 1000};
 
 TEST(Nvfp4PerTokenGroupedGpu, QuantizeByteExactAgainstCpu) {
   LOWP_REQUIRE_GPU();
