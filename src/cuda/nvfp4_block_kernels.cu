@@ -55,13 +55,17 @@ __global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool
     if (kPerToken && rht_here) m = num::mul_rn(m, 0.25f);
     uint4 rnd{};
     if (sr) rnd = num::sr_block_bits(a.rng_state[0], a.rng_state[1], a.sr_base + static_cast<uint64_t>(idx), columnwise);
-    for (int t = 0; t < kBlock; t += 2) {
-      uint32_t byte = 0;
-      for (int h = 0; h < 2; ++h) {
-        const float y = num::mul_rn(v[t + h], m);
-        byte |= e2m1_code(sr ? e2m1_sr_magnitude(y, num::sr_byte(rnd, t + h), 0) : e2m1_rn_magnitude(y), y) << (4 * h);
+    for (int half = 0; half < kBlock; half += 8) {
+      float y[8];
+      uint32_t k[8];
+      for (int t = 0; t < 8; ++t) {
+        y[t] = num::mul_rn(v[half + t], m);
+        k[t] = e2m1_rn_magnitude(y[t]);
       }
-      codes[i * (cols_o / 2) + jb * (kBlock / 2) + t / 2] = zero_block ? 0 : static_cast<uint8_t>(byte);
+      uint32_t word = sr ? e2m1_sr_codes_x8(y, word_of(rnd, half / 4), word_of(rnd, half / 4 + 1)) : pack_e2m1x8(k, y);
+      if (zero_block) word = 0;
+      uint8_t* dst = codes + i * (cols_o / 2) + jb * (kBlock / 2) + half / 2;
+      for (int j = 0; j < 4; ++j) dst[j] = static_cast<uint8_t>(word >> (8 * j));  // any alignment
     }
     scales[num::scale_offset(i, jb, padded_cols, a.swizzled)] = static_cast<uint8_t>(s);
   }

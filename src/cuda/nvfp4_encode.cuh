@@ -15,8 +15,8 @@ namespace lowp::cuda {
 constexpr float kRoundMagic = 12582912.0f;
 constexpr uint32_t kRoundMagicBits = 0x4B400000u;
 
-// E2M1 magnitude code of y, the code of num::encode_e2m1 / encode_e2m1_sr without the sign. The
-// code of a = min(|y|, 6) (NaN -> 6; the clamp leaves saturation unchanged, for RN and SR alike) is
+// E2M1 magnitude code of y, the code of num::encode_e2m1 without the sign. The code of
+// a = min(|y|, 6) (NaN -> 6; the clamp leaves saturation unchanged) is
 // the minimum of the three binades' roundings rint(2a), rint(a) + 2 and rint(a / 2) + 4: in its own
 // binade each is the right one and the others are never smaller (each is monotone and they cross
 // exactly at a = 2 and 4). Three FMA-pipe ops and one 3-way integer min instead of compares and
@@ -50,46 +50,80 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t select
   return d;
 }
 
-// SR (SPEC §7) on fp32's own grid. Scaled by 2^-126 toward zero, a = min(|y|, 6) becomes S whose
-// bits 22..24 are the largest E2M1 code <= a: below 2 the scaled values are subnormal or in the
-// lowest normal binade (one ulp per 2^-23 of a), above it each binade halves the slope exactly as
-// E2M1's step doubles. So the step's r / 256 is always r << 14 in S, and (S + (r << 14)) >> 22
-// (S + (r << 14) < 2^25 for a <= 6) is the code of the exact sum a + r/256 * step. SPEC rounds
-// that sum to fp32 first, which moves the code only for a < 0.25, when a + r/512 lies within
-// 2^-26 below 0.5 (the tie goes to 0.5): adding 2^-26 to a toward zero first reproduces exactly
-// that and changes nothing else (a >= 0.25 has no bits below 2^-25, and a truncated S cannot
-// cross an integer). Six instructions, two on the ALU pipe (the one-fma form: eight, four).
-// Returned biased like e2m1_rn_magnitude. mul.rz.f32 without .ftz keeps S subnormal under -ftz.
-__device__ __forceinline__ uint32_t e2m1_sr_magnitude(float y, uint32_t word, int b) {
-  const float a = __fadd_rz(fminf(fabsf(y), 6.0f), 0x1p-26f);
-  uint32_t scaled;
-  asm("mul.rz.f32 %0, %1, 0f00800000;" : "=r"(scaled) : "f"(a));  // a * 2^-126
-  const uint32_t r = prmt(word, 0u, 0x4440u | static_cast<uint32_t>(b));  // byte b alone
-  return __umulhi(scaled + r * (1u << 14), 1u << 10) + kRoundMagicBits;
+// SR (SPEC §7) on fp16's own grid, two elements per step. Scaled by 2^-14 toward zero,
+// a = min(|y|, 6) becomes h whose fp16 bits 9..11 are the largest E2M1 code <= a: below 2 the
+// scaled values are fp16 subnormals or in its lowest normal binade (one ulp per 2^-10 of a),
+// above it each binade halves the slope exactly as E2M1's step doubles. So the step's r / 256 is
+// r << 1 in h, and (h + (r << 1)) >> 9 (at most 0xFFE: no carry leaves the half) is the code of
+// a + r/256 * step, the bits of a below r's last one never changing that floor. SPEC rounds the
+// sum to fp32 first, which moves the code only for a < 0.25, when a + r/512 lies within 2^-26
+// below 0.5 (the tie goes to 0.5): adding 2^-26 to a toward zero first reproduces exactly that
+// and changes nothing else (a >= 0.25 has no bits below 2^-25, and a truncated h cannot cross an
+// integer). The fma does both scalings in one rounding: RZ(|y| * 2^-14 + 2^-40) is
+// RZ(|y| + 2^-26) * 2^-14 (normal: >= 2^-40); the clamp to 6 * 2^-14 (0x0E00) comes after the
+// truncation to fp16, which is monotone, and maps NaN (min returns the other operand) and every
+// |y| > 6 to it. Per pair: two fma, a convert, a min, the random bytes' mask and add, and the
+// code's mask and shift into its nibble (the fp32-grid form took six per element, then packing).
+__device__ __forceinline__ uint32_t f16x2_rz(float lo, float hi) {
+  uint32_t d;
+  asm("cvt.rz.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
 }
 
-// The signs of the codes come from y's sign bit. Every y here is the result of a multiply, and
-// the GPU's arithmetic returns NaN as the positive canonical NaN, so a NaN encodes as +6 like
+__device__ __forceinline__ uint32_t min_f16x2(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("min.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+// a * b + c as one multiply-add (written as C, it compiled to a shift, a mask and an add).
+__device__ __forceinline__ uint32_t mad_lo(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// Bit 3 of nibble i is the sign of y[i]. Every y here is the result of a multiply, and the GPU's
+// arithmetic returns NaN as the positive canonical NaN, so a NaN encodes as +6 like
 // num::encode_e2m1 (nvfp4_encode_exhaustive_test checks this on every input bit pattern).
-__device__ __forceinline__ uint32_t e2m1_code(uint32_t magnitude, float y) {
-  return (magnitude & 7u) | ((__float_as_uint(y) >> 28) & 8u);
+__device__ __forceinline__ uint32_t e2m1_sign_bits_x8(const float (&y)[8]) {
+  const auto yb = [&](int i) { return __float_as_uint(y[i]); };
+  // Byte b of s01 is 0xFF / 0x00 by the sign of element 2b (bit 3 kept) or 2b + 1 (bit 7).
+  const uint32_t s01 = (prmt(yb(0), yb(2), 0xFBFBu) & 0x08080808u) | (prmt(yb(1), yb(3), 0xFBFBu) & 0x80808080u);
+  const uint32_t s23 = (prmt(yb(4), yb(6), 0xFBFBu) & 0x08080808u) | (prmt(yb(5), yb(7), 0xFBFBu) & 0x80808080u);
+  return (s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u);
+}
+
+// The SR codes of eight values, element i in nibble i, drawing byte i % 4 of w0 (i < 4) or w1.
+// Pair k is elements k and k + 4 (the low and high half), so one shift puts both codes in place.
+__device__ __forceinline__ uint32_t e2m1_sr_codes_x8(const float (&y)[8], uint32_t w0, uint32_t w1) {
+  constexpr uint32_t kSixScaled = 0x0E000E00u;  // 6 * 2^-14 in both fp16 halves
+  constexpr uint32_t kCodeBits = 0x0E000E00u;   // bits 9..11 of both halves
+  const uint32_t bytes01 = __byte_perm(w0, w1, 0x5410u), bytes23 = __byte_perm(w0, w1, 0x7632u);
+  const auto scaled = [&](int i) { return __fmaf_rz(fabsf(y[i]), 0x1p-14f, 0x1p-40f); };
+  uint32_t codes = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t h = min_f16x2(f16x2_rz(scaled(k), scaled(k + 4)), kSixScaled);
+    const uint32_t b = k < 2 ? bytes01 : bytes23;  // byte k of each word at bit 0 / 8 of its half
+    const uint32_t sum = k % 2 == 0 ? mad_lo(b & 0x00FF00FFu, 2u, h) : __umulhi(b & 0xFF00FF00u, 1u << 25) + h;
+    const uint32_t c = sum & kCodeBits;
+    // Into nibbles k and k + 4: right by 9 - 4k (a multiply-high), or left by 3; the pieces do not overlap.
+    codes += k == 3 ? c * 8u : __umulhi(c, 1u << (23 + 4 * k));
+  }
+  return codes + e2m1_sign_bits_x8(y);
 }
 
 // Eight codes packed as the format stores them (element i in nibble i, sign in its bit 3) from
-// their biased magnitudes k (kRoundMagicBits + code; k[4..7] may also be 0, code 0) and values y:
-// byte permutes gather the sign-replicated bytes of the even and the odd elements.
+// their biased magnitudes k (kRoundMagicBits + code) and values y (RN; SR packs its own).
 __device__ __forceinline__ uint32_t pack_e2m1x8(const uint32_t (&k)[8], const float (&y)[8]) {
-  const auto yb = [&](int i) { return __float_as_uint(y[i]); };
-  // Signs: byte b of s01 is 0xFF / 0x00 by the sign of element 2b (bit 3 kept) or 2b + 1 (bit 7).
-  const uint32_t s01 = (prmt(yb(0), yb(2), 0xFBFBu) & 0x08080808u) | (prmt(yb(1), yb(3), 0xFBFBu) & 0x80808080u);
-  const uint32_t s23 = (prmt(yb(4), yb(6), 0xFBFBu) & 0x08080808u) | (prmt(yb(5), yb(7), 0xFBFBu) & 0x80808080u);
   // Magnitudes by multiply-adds (FMA pipe; the ALU pipe bounds the encode): the biased codes'
   // bias sums to a constant (its multiples by 16^i, i >= 3, vanish mod 2^32), removed in the add
   // that merges the signs.
   const uint32_t lo = (k[3] * 16u + k[2]) * 256u + (k[1] * 16u + k[0]);
   const uint32_t hi = (k[7] * 16u + k[6]) * 256u + (k[5] * 16u + k[4]);
   constexpr uint32_t kBias = kRoundMagicBits * 0x111u;
-  return hi * 65536u + lo - kBias + ((s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u));
+  return hi * 65536u + lo - kBias + e2m1_sign_bits_x8(y);
 }
 
 // A pair rounded to bf16 (RNE) as one packed word, lo in the low half: equals num::f32_to_bf16 on

@@ -20,33 +20,29 @@
 
 namespace lowp::cuda::nvfp4 {
 
-template <bool kSr, bool kClamp>
-__device__ __forceinline__ uint32_t e2m1_magnitude(float y, const uint4& rnd, int t) {
-  if constexpr (kSr) return e2m1_sr_magnitude(y, word_of(rnd, t / 4), t % 4);
-  else if constexpr (kClamp) return e2m1_rn_magnitude(y);
-  else return e2m1_rn_magnitude_unclamped(y);
-}
-
-template <bool kSr, bool kClamp, int kN, typename ValueAt>
+// Eight values value_at(i) * m -> their packed codes, element i in nibble i; t0: the first
+// element's index in its block (0 or 8), which picks its random bytes.
+template <bool kSr, bool kClamp, typename ValueAt>
 __device__ __forceinline__ uint32_t encode_values_as(float m, const uint4& rnd, int t0, ValueAt value_at) {
-  static_assert(kN == 4 || kN == 8, "one 32-bit word of codes at most");
-  uint32_t k[8] = {};
-  float y[8] = {};
+  float y[8];
 #pragma unroll
-  for (int i = 0; i < kN; ++i) {
-    y[i] = num::mul_rn(value_at(i), m);
-    k[i] = e2m1_magnitude<kSr, kClamp>(y[i], rnd, t0 + i);
+  for (int i = 0; i < 8; ++i) y[i] = num::mul_rn(value_at(i), m);
+  if constexpr (kSr) {
+    return e2m1_sr_codes_x8(y, word_of(rnd, t0 / 4), word_of(rnd, t0 / 4 + 1));
+  } else {
+    uint32_t k[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) k[i] = kClamp ? e2m1_rn_magnitude(y[i]) : e2m1_rn_magnitude_unclamped(y[i]);
+    return pack_e2m1x8(k, y);
   }
-  return pack_e2m1x8(k, y);
 }
 
-// kN (4 or 8) values value_at(i) * m -> kN packed codes, element i in nibble i. RN skips the
-// clamp to 6 in blocks where clamp_free() says no value needs it (per-tensor only: measured, the
-// per-token encode ran 3% slower with the second copy of the encode).
-template <bool kSr, int kN, typename ValueAt>
+// encode_values_as. RN skips the clamp to 6 in blocks where clamp_free() says no value needs it
+// (per-tensor only: measured, the per-token encode ran 3% slower with the second copy of the encode).
+template <bool kSr, typename ValueAt>
 __device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int t0, bool unclamped, ValueAt value_at) {
-  if (!kSr && unclamped) return encode_values_as<kSr, false, kN>(m, rnd, t0, value_at);
-  return encode_values_as<kSr, true, kN>(m, rnd, t0, value_at);
+  if (!kSr && unclamped) return encode_values_as<kSr, false>(m, rnd, t0, value_at);
+  return encode_values_as<kSr, true>(m, rnd, t0, value_at);
 }
 
 // cp.async of 16 bytes, zero-filled when !live (then nothing is read).
@@ -159,8 +155,8 @@ struct Nvfp4Tile : TileThread<T> {
   // whose scale decodes to 0.
   template <typename ValueAt>
   __device__ static uint2 block_codes(float m, const uint4& rnd, bool unclamped, bool zero_block, ValueAt value_at) {
-    uint32_t lo = encode_values<kSr, 8>(m, rnd, 0, unclamped, value_at);
-    uint32_t hi = encode_values<kSr, 8>(m, rnd, 8, unclamped, [&](int j) { return value_at(j + 8); });
+    uint32_t lo = encode_values<kSr>(m, rnd, 0, unclamped, value_at);
+    uint32_t hi = encode_values<kSr>(m, rnd, 8, unclamped, [&](int j) { return value_at(j + 8); });
     if (zero_block) lo = hi = 0;
     return make_uint2(lo, hi);
   }

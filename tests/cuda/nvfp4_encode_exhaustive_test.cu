@@ -31,10 +31,10 @@ __device__ void note_bad(unsigned long long* bad, uint64_t* first, uint64_t i, u
   atomicMin(reinterpret_cast<unsigned long long*>(first), static_cast<unsigned long long>(i));
 }
 
-// A magnitude is kRoundMagicBits + the code's low 3 bits; with y's sign it must give want, alone
-// (e2m1_code) and packed in nibble `slot` of eight (pack_e2m1x8, the other seven +0).
+// An RN magnitude is kRoundMagicBits + the code's low 3 bits; with y's sign it must give want
+// packed in nibble `slot` of eight (pack_e2m1x8, the other seven +0).
 __device__ bool code_ok(uint32_t magnitude, float y, uint8_t want, int slot) {
-  if ((magnitude & ~7u) != cu::kRoundMagicBits || cu::e2m1_code(magnitude, y) != want) return false;
+  if ((magnitude & ~7u) != cu::kRoundMagicBits) return false;
   uint32_t k[8];
   float v[8];
 #pragma unroll
@@ -45,11 +45,21 @@ __device__ bool code_ok(uint32_t magnitude, float y, uint8_t want, int slot) {
   return cu::pack_e2m1x8(k, v) == uint32_t{want} << (4 * slot);
 }
 
-// The SR magnitude as the kernels draw it: random byte r at byte b of a word whose other bytes
-// hold other draws.
-__device__ uint32_t sr_magnitude_at(float y, uint32_t r, int b) {
-  const uint32_t others = 0xA5C3E17Bu & ~(0xFFu << (8 * b));
-  return cu::e2m1_sr_magnitude(y, others | (r << (8 * b)), b);
+// The SR encode as the kernels call it, eight values and two words of random bytes: y in every
+// slot with random byte r must give want in every nibble; and y in `slot` alone, the other slots
+// holding -y, 0.75 and fresh bytes (0xA5C3E17B, 0x3C5A96F0), must leave their codes unchanged.
+__device__ bool sr_ok(float y, uint32_t r, uint8_t want, int slot) {
+  float v[8];
+  for (int e = 0; e < 8; ++e) v[e] = y;
+  if (cu::e2m1_sr_codes_x8(v, r * 0x01010101u, r * 0x01010101u) != uint32_t{want} * 0x11111111u) return false;
+  const uint32_t w[2] = {0xA5C3E17Bu, 0x3C5A96F0u};
+  for (int e = 0; e < 8; ++e) v[e] = e % 2 ? -y : 0.75f;
+  const uint32_t base = cu::e2m1_sr_codes_x8(v, w[0], w[1]);
+  v[slot] = y;
+  uint32_t ws[2] = {w[0], w[1]};
+  ws[slot / 4] = (ws[slot / 4] & ~(0xFFu << (8 * (slot % 4)))) | (r << (8 * (slot % 4)));
+  const uint32_t mask = 0xFu << (4 * slot);
+  return cu::e2m1_sr_codes_x8(v, ws[0], ws[1]) == ((base & ~mask) | (uint32_t{want} << (4 * slot)));
 }
 
 // mode 0: RN all inputs; 1: SR all inputs, hashed byte; 2: SR 2^24 hashed inputs x 256 bytes;
@@ -72,8 +82,7 @@ __global__ void count_mismatches(int mode, float one, unsigned long long* bad, u
       const float x = num::float_of(static_cast<uint32_t>(i)), y = __fmul_rn(x, one);
       const uint32_t r = hash32(i) & 0xFFu;
       const uint8_t want = num::encode_e2m1_sr(x, r);
-      if (!code_ok(sr_magnitude_at(y, r, static_cast<int>(i >> 3) & 3), y, want, static_cast<int>(i & 7)))
-        note_bad(bad, first, i, local);
+      if (!sr_ok(y, r, want, static_cast<int>(i & 7))) note_bad(bad, first, i, local);
     } else if (mode == 4) {
       const float x = num::float_of(static_cast<uint32_t>(i));
       float lo = x, hi = num::float_of(static_cast<uint32_t>(i) ^ 0x80000001u);
@@ -89,16 +98,14 @@ __global__ void count_mismatches(int mode, float one, unsigned long long* bad, u
       const float y = __fmul_rn(x, one);
       const uint32_t r = static_cast<uint32_t>(i & 0xFF);
       const uint8_t want = num::encode_e2m1_sr(x, r);
-      if (!code_ok(sr_magnitude_at(y, r, static_cast<int>(i >> 11) & 3), y, want, static_cast<int>((i >> 8) & 7)))
-        note_bad(bad, first, i, local);
+      if (!sr_ok(y, r, want, static_cast<int>((i >> 8) & 7))) note_bad(bad, first, i, local);
     } else if (mode == 5) {
       const uint32_t r = static_cast<uint32_t>(i & 0xFF), sign = static_cast<uint32_t>(i >> 8 & 1) << 31;
       const int32_t ulps = static_cast<int32_t>(i >> 9 & 0x1FF) - 256;
       const uint32_t k = static_cast<uint32_t>(i >> 18);  // 0..4095
       const float x = num::float_of(sign | static_cast<uint32_t>(static_cast<int32_t>(num::bits_of(k * 0x1p-9f)) + ulps));
       const float y = __fmul_rn(x, one);
-      if (!code_ok(sr_magnitude_at(y, r, static_cast<int>(i >> 3) & 3), y, num::encode_e2m1_sr(x, r), static_cast<int>(i & 7)))
-        note_bad(bad, first, i, local);
+      if (!sr_ok(y, r, num::encode_e2m1_sr(x, r), static_cast<int>(i & 7))) note_bad(bad, first, i, local);
     } else {
       const uint32_t h = hash32(i), g = hash32(i ^ 0xABCDEFull);
       const float amax = num::float_of(h & 0x7FFFFFFFu);
