@@ -56,13 +56,8 @@ __global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool
     uint4 rnd{};
     if (sr) rnd = num::sr_block_bits(a.rng_state[0], a.rng_state[1], a.sr_base + static_cast<uint64_t>(idx), columnwise);
     for (int half = 0; half < kBlock; half += 8) {
-      float y[8];
-      uint32_t k[8];
-      for (int t = 0; t < 8; ++t) {
-        y[t] = num::mul_rn(v[half + t], m);
-        k[t] = e2m1_rn_magnitude(y[t]);
-      }
-      uint32_t word = sr ? e2m1_sr_codes_x8(y, word_of(rnd, half / 4), word_of(rnd, half / 4 + 1)) : pack_e2m1x8(k, y);
+      const auto value_at = [&](int t) { return v[half + t]; };
+      uint32_t word = sr ? encode_values_as<true, true>(m, rnd, half, value_at) : encode_values_as<false, true>(m, rnd, half, value_at);
       if (zero_block) word = 0;
       uint8_t* dst = codes + i * (cols_o / 2) + jb * (kBlock / 2) + half / 2;
       for (int j = 0; j < 4; ++j) dst[j] = static_cast<uint8_t>(word >> (8 * j));  // any alignment
