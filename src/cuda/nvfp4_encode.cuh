@@ -62,8 +62,8 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t select
 // integer). The fma does both scalings in one rounding: RZ(|y| * 2^-14 + 2^-40) is
 // RZ(|y| + 2^-26) * 2^-14 (normal: >= 2^-40); the clamp to 6 * 2^-14 (0x0E00) comes after the
 // truncation to fp16, which is monotone, and maps NaN (min returns the other operand) and every
-// |y| > 6 to it. Per pair: two fma, a convert, a min, the random bytes' mask and add, and the
-// code's mask and shift into its nibble (the fp32-grid form took six per element, then packing).
+// |y| > 6 to it. Per pair: two fma, a convert, a min, the random bytes' mask and add; the codes
+// then move into their nibbles eight at a time (e2m1_sr_codes_x8).
 __device__ __forceinline__ uint32_t f16x2_rz(float lo, float hi) {
   uint32_t d;
   asm("cvt.rz.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
@@ -73,6 +73,13 @@ __device__ __forceinline__ uint32_t f16x2_rz(float lo, float hi) {
 __device__ __forceinline__ uint32_t min_f16x2(uint32_t a, uint32_t b) {
   uint32_t d;
   asm("min.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+// (a & mask) | (b & ~mask) as one 3-input logic op (written as C, it compiled to two).
+__device__ __forceinline__ uint32_t bit_select(uint32_t a, uint32_t b, uint32_t mask) {
+  uint32_t d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(d) : "r"(a), "r"(b), "r"(mask));
   return d;
 }
 
@@ -94,36 +101,76 @@ __device__ __forceinline__ uint32_t e2m1_sign_bits_x8(const float (&y)[8]) {
   return (s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u);
 }
 
+// The signs of eight values as bytes: byte j of even is 0xFF when element 2j is negative (else
+// 0x00), of odd when element 2j + 1 is.
+struct SignBytes {
+  uint32_t even, odd;
+};
+
+// From the values themselves (a NaN is positive, as above).
+__device__ __forceinline__ SignBytes sign_bytes(const float (&y)[8]) {
+  const auto yb = [&](int i) { return __float_as_uint(y[i]); };
+  // Selector 0xB / 0xF: byte 3 of the first / second operand with its sign replicated.
+  const uint32_t e = __byte_perm(prmt(yb(0), yb(2), 0xFBFBu), prmt(yb(4), yb(6), 0xFBFBu), 0x5410u);
+  const uint32_t o = __byte_perm(prmt(yb(1), yb(3), 0xFBFBu), prmt(yb(5), yb(7), 0xFBFBu), 0x5410u);
+  return {e, o};
+}
+
+// From four words of 16-bit elements (element 2j in the low half of word j). They are the encoded
+// values' signs when the multiplier is positive and no element is a negative NaN (the per-tensor
+// RHT's rounded pairs: its arithmetic makes every NaN positive).
+__device__ __forceinline__ SignBytes sign_bytes_of_pairs(uint32_t u0, uint32_t u1, uint32_t u2, uint32_t u3) {
+  // Selectors 9, D, B, F: bytes 1 and 3 (each half's sign) of either operand, sign replicated.
+  const uint32_t s01 = prmt(u0, u1, 0xFBD9u), s23 = prmt(u2, u3, 0xFBD9u);  // signs 0 2 1 3, 4 6 5 7
+  return {__byte_perm(s01, s23, 0x5410u), __byte_perm(s01, s23, 0x7632u)};
+}
+
+// e2m1_sign_bits_x8 from sign bytes.
+__device__ __forceinline__ uint32_t e2m1_sign_bits_x8(SignBytes sg) { return bit_select(sg.even, sg.odd, 0x0F0F0F0Fu) & 0x88888888u; }
+
 // The SR codes of eight values, element i in nibble i, drawing byte i % 4 of w0 (i < 4) or w1.
-// Pair k is elements k and k + 4 (the low and high half), so one shift puts both codes in place.
-__device__ __forceinline__ uint32_t e2m1_sr_codes_x8(const float (&y)[8], uint32_t w0, uint32_t w1) {
+// Pair k is elements k and k + 4 (the low and high half of sum[k]), so byte 1 of sum[k]'s halves
+// holds the code of element k (low) and k + 4 (high) in its bits 1..3, bits 4..7 clear (a half is
+// below 0x1000) and bit 0 junk. Two byte permutes gather the even elements' bytes and the odd
+// ones', each takes its signs in bit 4, and one shift each puts code and sign into the low or high
+// nibble of its byte: seven steps for eight codes and signs instead of three per pair.
+__device__ __forceinline__ uint32_t e2m1_sr_codes_x8(const float (&y)[8], uint32_t w0, uint32_t w1, SignBytes sg) {
   constexpr uint32_t kSixScaled = 0x0E000E00u;  // 6 * 2^-14 in both fp16 halves
-  constexpr uint32_t kCodeBits = 0x0E000E00u;   // bits 9..11 of both halves
+  constexpr uint32_t kSignBit = 0x10101010u;    // bit 4 of every byte
   const uint32_t bytes01 = __byte_perm(w0, w1, 0x5410u), bytes23 = __byte_perm(w0, w1, 0x7632u);
   const auto scaled = [&](int i) { return __fmaf_rz(fabsf(y[i]), 0x1p-14f, 0x1p-40f); };
-  uint32_t codes = 0;
+  uint32_t sum[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const uint32_t h = min_f16x2(f16x2_rz(scaled(k), scaled(k + 4)), kSixScaled);
     const uint32_t b = k < 2 ? bytes01 : bytes23;  // byte k of each word at bit 0 / 8 of its half
-    const uint32_t sum = k % 2 == 0 ? mad_lo(b & 0x00FF00FFu, 2u, h) : __umulhi(b & 0xFF00FF00u, 1u << 25) + h;
-    const uint32_t c = sum & kCodeBits;
-    // Into nibbles k and k + 4: right by 9 - 4k (a multiply-high), or left by 3; the pieces do not overlap.
-    codes += k == 3 ? c * 8u : __umulhi(c, 1u << (23 + 4 * k));
+    sum[k] = k % 2 == 0 ? mad_lo(b & 0x00FF00FFu, 2u, h) : __umulhi(b & 0xFF00FF00u, 1u << 25) + h;
   }
-  return codes + e2m1_sign_bits_x8(y);
+  // Byte j of even_codes is byte 1 of element 2j's half: elements 0, 2 (low halves of sum[0],
+  // sum[2]), then 4, 6 (their high halves); odd_codes likewise from sum[1] and sum[3].
+  const uint32_t even_codes = __byte_perm(sum[0], sum[2], 0x7351u) | (sg.even & kSignBit);
+  const uint32_t odd_codes = __byte_perm(sum[1], sum[3], 0x7351u) | (sg.odd & kSignBit);
+  // Right by 1: code in bits 0..2, sign in 3 (bit 7 takes the next byte's junk bit); left by 3:
+  // code in 4..6, sign in 7 (junk in bit 3).
+  return bit_select(__umulhi(even_codes, 1u << 31), odd_codes << 3, 0x0F0F0F0Fu);
+}
+
+// e2m1_sr_codes_x8 with the signs of the values themselves.
+__device__ __forceinline__ uint32_t e2m1_sr_codes_x8(const float (&y)[8], uint32_t w0, uint32_t w1) {
+  return e2m1_sr_codes_x8(y, w0, w1, sign_bytes(y));
 }
 
 // Eight codes packed as the format stores them (element i in nibble i, sign in its bit 3) from
-// their biased magnitudes k (kRoundMagicBits + code) and values y (RN; SR packs its own).
-__device__ __forceinline__ uint32_t pack_e2m1x8(const uint32_t (&k)[8], const float (&y)[8]) {
+// their biased magnitudes k (kRoundMagicBits + code) and sign bits (e2m1_sign_bits_x8; RN, SR
+// packs its own).
+__device__ __forceinline__ uint32_t pack_e2m1x8(const uint32_t (&k)[8], uint32_t sign_bits) {
   // Magnitudes by multiply-adds (FMA pipe; the ALU pipe bounds the encode): the biased codes'
   // bias sums to a constant (its multiples by 16^i, i >= 3, vanish mod 2^32), removed in the add
   // that merges the signs.
   const uint32_t lo = (k[3] * 16u + k[2]) * 256u + (k[1] * 16u + k[0]);
   const uint32_t hi = (k[7] * 16u + k[6]) * 256u + (k[5] * 16u + k[4]);
   constexpr uint32_t kBias = kRoundMagicBits * 0x111u;
-  return hi * 65536u + lo - kBias + e2m1_sign_bits_x8(y);
+  return mad_lo(hi, 65536u, lo) - kBias + sign_bits;
 }
 
 // A pair rounded to bf16 (RNE) as one packed word, lo in the low half: equals num::f32_to_bf16 on

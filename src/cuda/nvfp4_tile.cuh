@@ -20,29 +20,48 @@
 
 namespace lowp::cuda::nvfp4 {
 
+// Where the encode of eight values takes their signs: bytes(t0, y) for SR, bits(t0, y) for RN
+// (t0: the first value's index in its block, 0 or 8). Here from the values themselves.
+struct SignsOfValues {
+  __device__ SignBytes bytes(int, const float (&y)[8]) const { return sign_bytes(y); }
+  __device__ uint32_t bits(int, const float (&y)[8]) const { return e2m1_sign_bits_x8(y); }
+};
+
+// From the block's values as 16-bit pairs (value 2i in the low half of pairs[i]), when they carry
+// the encoded values' signs.
+struct SignsOfPairs {
+  const uint32_t* pairs;
+  __device__ SignBytes bytes(int t0, const float (&)[8]) const {
+    return sign_bytes_of_pairs(pairs[t0 / 2], pairs[t0 / 2 + 1], pairs[t0 / 2 + 2], pairs[t0 / 2 + 3]);
+  }
+  __device__ uint32_t bits(int t0, const float (&y)[8]) const { return e2m1_sign_bits_x8(bytes(t0, y)); }
+};
+
 // Eight values value_at(i) * m -> their packed codes, element i in nibble i; t0: the first
-// element's index in its block (0 or 8), which picks its random bytes.
-template <bool kSr, bool kClamp, typename ValueAt>
-__device__ __forceinline__ uint32_t encode_values_as(float m, const uint4& rnd, int t0, ValueAt value_at) {
+// element's index in its block (0 or 8), which picks its random bytes; signs: SignsOfValues or
+// SignsOfPairs.
+template <bool kSr, bool kClamp, typename ValueAt, typename Signs = SignsOfValues>
+__device__ __forceinline__ uint32_t encode_values_as(float m, const uint4& rnd, int t0, ValueAt value_at, Signs signs = {}) {
   float y[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i) y[i] = num::mul_rn(value_at(i), m);
   if constexpr (kSr) {
-    return e2m1_sr_codes_x8(y, word_of(rnd, t0 / 4), word_of(rnd, t0 / 4 + 1));
+    return e2m1_sr_codes_x8(y, word_of(rnd, t0 / 4), word_of(rnd, t0 / 4 + 1), signs.bytes(t0, y));
   } else {
     uint32_t k[8];
 #pragma unroll
     for (int i = 0; i < 8; ++i) k[i] = kClamp ? e2m1_rn_magnitude(y[i]) : e2m1_rn_magnitude_unclamped(y[i]);
-    return pack_e2m1x8(k, y);
+    return pack_e2m1x8(k, signs.bits(t0, y));
   }
 }
 
 // encode_values_as. RN skips the clamp to 6 in blocks where clamp_free() says no value needs it
 // (per-tensor only: measured, the per-token encode ran 3% slower with the second copy of the encode).
-template <bool kSr, typename ValueAt>
-__device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int t0, bool unclamped, ValueAt value_at) {
-  if (!kSr && unclamped) return encode_values_as<kSr, false>(m, rnd, t0, value_at);
-  return encode_values_as<kSr, true>(m, rnd, t0, value_at);
+template <bool kSr, typename ValueAt, typename Signs>
+__device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int t0, bool unclamped, ValueAt value_at,
+                                                  Signs signs) {
+  if (!kSr && unclamped) return encode_values_as<kSr, false>(m, rnd, t0, value_at, signs);
+  return encode_values_as<kSr, true>(m, rnd, t0, value_at, signs);
 }
 
 // cp.async of 16 bytes, zero-filled when !live (then nothing is read).
@@ -151,12 +170,13 @@ struct Nvfp4Tile : TileThread<T> {
     }
   }
 
-  // The 16 codes of one block (value_at(0..15) * m) as two words; all zero for a per-token block
-  // whose scale decodes to 0.
-  template <typename ValueAt>
-  __device__ static uint2 block_codes(float m, const uint4& rnd, bool unclamped, bool zero_block, ValueAt value_at) {
-    uint32_t lo = encode_values<kSr>(m, rnd, 0, unclamped, value_at);
-    uint32_t hi = encode_values<kSr>(m, rnd, 8, unclamped, [&](int j) { return value_at(j + 8); });
+  // The 16 codes of one block (value_at(0..15) * m, signs as in encode_values_as) as two words;
+  // all zero for a per-token block whose scale decodes to 0.
+  template <typename ValueAt, typename Signs = SignsOfValues>
+  __device__ static uint2 block_codes(float m, const uint4& rnd, bool unclamped, bool zero_block, ValueAt value_at,
+                                      Signs signs = {}) {
+    uint32_t lo = encode_values<kSr>(m, rnd, 0, unclamped, value_at, signs);
+    uint32_t hi = encode_values<kSr>(m, rnd, 8, unclamped, [&](int j) { return value_at(j + 8); }, signs);
     if (zero_block) lo = hi = 0;
     return make_uint2(lo, hi);
   }
@@ -249,7 +269,10 @@ struct Nvfp4Tile : TileThread<T> {
 #pragma unroll
     for (int j = 0; j < kBlock; ++j)
       v[j] = kRht ? word_element_flipped<T>(raw[j], h, ((a.sign_mask >> j) & 1u) << 31) : word_element<T>(raw[j], h);
-    const uint32_t bits = kRht ? rht_block<kPerToken>(v, 0u) : folded_column_bits<T>(acc, h);  // RHT signs flipped above
+    uint32_t pairs[kBlock / 2];  // per-tensor RHT: the rounded values as bf16 pairs
+    uint32_t bits;               // RHT signs flipped above
+    if constexpr (kRht && !kPerToken) bits = rht_block_bf16(v, 0u, pairs);
+    else bits = kRht ? rht_block<true>(v, 0u) : folded_column_bits<T>(acc, h);
     float b = __uint_as_float((k2dPossible && a.block_2d) ? tile16 : bits);
     if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
     const uint32_t s = block_scale_code(b, o.s_enc6);
@@ -259,7 +282,12 @@ struct Nvfp4Tile : TileThread<T> {
     uint4 rnd{};
     if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((c0 + e) * blocks + r0 / kBlock), true);
     const bool unclamped = !kPerToken && clamp_free(b, o.s_enc6, s);
-    sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = block_codes(m, rnd, unclamped, zero_block, [&](int j) { return v[j]; });
+    const auto value_at = [&](int j) { return v[j]; };
+    uint2 codes;
+    // Per-tensor RHT: the pairs carry the values' signs (m > 0; a NaN is positive there too).
+    if constexpr (kRht && !kPerToken) codes = block_codes(m, rnd, unclamped, zero_block, value_at, SignsOfPairs{pairs});
+    else codes = block_codes(m, rnd, unclamped, zero_block, value_at);
+    sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = codes;
     sm.col_scales[tcol][rg] = static_cast<uint8_t>(s);
   }
 

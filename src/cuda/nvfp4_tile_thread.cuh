@@ -113,26 +113,35 @@ __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
   else return num::nvfp4_multiplier_per_tensor_of(fs, o.s_dec);
 }
 
-// The columnwise RHT of one block of 16 values in place; returns their amax bits. Per-tensor:
-// bf16(RHT16 * 0.25) (a NaN canonicalised first), as the CPU reference, folded on the packed bf16
-// pairs. Per-token: unnormalised fp32 (0.25 applied later).
-template <bool kPerToken>
-__device__ __forceinline__ uint32_t rht_block(float (&v)[kBlock], uint32_t sign_mask) {
+// The per-tensor columnwise RHT of one block of 16 values in place: bf16(RHT16 * 0.25) as the
+// CPU reference (whose NaN canonicalisation the GPU's arithmetic does itself), also as bf16 pairs
+// (value 2i in the low half of pairs[i]). Returns their amax bits, folded on the pairs.
+__device__ __forceinline__ uint32_t rht_block_bf16(float (&v)[kBlock], uint32_t sign_mask, uint32_t (&pairs)[kBlock / 2]) {
   num::rht16_unnormalized(v, sign_mask);
   uint32_t bits = 0;
+#pragma unroll
+  for (int j = 0; j < kBlock; j += 2) {
+    pairs[j / 2] = bf16x2_bits(num::mul_rn(v[j], 0.25f), num::mul_rn(v[j + 1], 0.25f));
+    bits = fold_raw<Bf16>(bits, pairs[j / 2]);
+    unpack_bf16x2(pairs[j / 2], v[j], v[j + 1]);
+  }
+  return widen_folded<Bf16>(bits);
+}
+
+// The columnwise RHT of one block of 16 values in place; returns their amax bits. Per-tensor:
+// rht_block_bf16. Per-token: unnormalised fp32 (0.25 applied later).
+template <bool kPerToken>
+__device__ __forceinline__ uint32_t rht_block(float (&v)[kBlock], uint32_t sign_mask) {
   if constexpr (kPerToken) {
+    num::rht16_unnormalized(v, sign_mask);
+    uint32_t bits = 0;
 #pragma unroll
     for (int j = 0; j < kBlock; ++j) bits = fold(bits, v[j]);
+    return bits;
   } else {
-#pragma unroll
-    for (int j = 0; j < kBlock; j += 2) {
-      const uint32_t w = bf16x2_bits(num::mul_rn(v[j], 0.25f), num::mul_rn(v[j + 1], 0.25f));
-      bits = fold_raw<Bf16>(bits, w);
-      unpack_bf16x2(w, v[j], v[j + 1]);
-    }
-    bits = widen_folded<Bf16>(bits);
+    uint32_t pairs[kBlock / 2];
+    return rht_block_bf16(v, sign_mask, pairs);
   }
-  return bits;
 }
 
 // A per-token columnwise amax as stored (SPEC §5): with RHT 0.25 * the max (canonical NaN).

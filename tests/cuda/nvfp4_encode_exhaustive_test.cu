@@ -2,9 +2,10 @@
 // src/numerics: E2M1 round-to-nearest on all 2^32 fp32 inputs, E2M1 stochastic rounding on all
 // 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs, the UE4M3
 // scale decode on every finite code, the block-scale encode on 2^28 (amax, S_enc) pairs, and the
-// packed bf16 round trip of the per-tensor RHT on all 2^32 inputs. SR is also swept over every
-// random byte around each multiple of 2^-9 below 8: SPEC rounds a + r/256 * step to fp32 before
-// taking the floor, which moves the code just below 0.5 (the encoder's 2^-26 correction).
+// packed bf16 round trip of the per-tensor RHT and the signs read from bf16 pairs on all 2^32
+// inputs. SR is also swept over every random byte around each multiple of 2^-9 below 8: SPEC
+// rounds a + r/256 * step to fp32 before taking the floor, which moves the code just below 0.5
+// (the encoder's 2^-26 correction).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -42,7 +43,7 @@ __device__ bool code_ok(uint32_t magnitude, float y, uint8_t want, int slot) {
     k[e] = e == slot ? magnitude : cu::kRoundMagicBits;
     v[e] = e == slot ? y : 0.0f;
   }
-  return cu::pack_e2m1x8(k, v) == uint32_t{want} << (4 * slot);
+  return cu::pack_e2m1x8(k, cu::e2m1_sign_bits_x8(v)) == uint32_t{want} << (4 * slot);
 }
 
 // The SR encode as the kernels call it, eight values and two words of random bytes: y in every
@@ -62,9 +63,20 @@ __device__ bool sr_ok(float y, uint32_t r, uint8_t want, int slot) {
   return cu::e2m1_sr_codes_x8(v, ws[0], ws[1]) == ((base & ~mask) | (uint32_t{want} << (4 * slot)));
 }
 
+// The sign bytes of eight values read from their bf16 pairs equal those of the values widened:
+// pair u in word `slot` of four, the other words fixed patterns (signs, zeros, NaN, inf).
+__device__ bool pair_signs_ok(uint32_t u, int slot) {
+  uint32_t w[4] = {0x80003F80u, 0x7FC0BF80u, 0x00008000u, 0xFF800001u};
+  w[slot] = u;
+  float v[8];
+  for (int e = 0; e < 8; ++e) v[e] = num::float_of(e % 2 ? w[e / 2] & 0xFFFF0000u : w[e / 2] << 16);
+  const cu::SignBytes a = cu::sign_bytes_of_pairs(w[0], w[1], w[2], w[3]), b = cu::sign_bytes(v);
+  return a.even == b.even && a.odd == b.odd && cu::e2m1_sign_bits_x8(a) == cu::e2m1_sign_bits_x8(v);
+}
+
 // mode 0: RN all inputs; 1: SR all inputs, hashed byte; 2: SR 2^24 hashed inputs x 256 bytes;
-// 3: decode + block scale on 2^28 hashed (amax, s_enc) pairs; 4: bf16 pair round trip, all
-// inputs; 5: SR on 512 fp32 neighbours of each k * 2^-9 (k < 4096), both signs x all 256 bytes.
+// 3: decode + block scale on 2^28 hashed (amax, s_enc) pairs; 4: bf16 pair round trip, and the
+// signs read from bf16 pairs, all inputs; 5: SR on 512 fp32 neighbours of each k * 2^-9 (k < 4096), both signs x all 256 bytes.
 // The hot path encodes products (y = x * m), whose NaNs the GPU makes positive canonical NaNs: the
 // encoders see x * one, one = 1 at run time, so x's every bit pattern reaches them as the kernels'.
 __global__ void count_mismatches(int mode, float one, unsigned long long* bad, uint64_t* first) {
@@ -89,7 +101,7 @@ __global__ void count_mismatches(int mode, float one, unsigned long long* bad, u
       const float want_hi = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(hi)));
       cu::round_pair_to_bf16(lo, hi);
       if (num::bits_of(lo) != num::bits_of(num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(x)))) ||
-          num::bits_of(hi) != num::bits_of(want_hi))
+          num::bits_of(hi) != num::bits_of(want_hi) || !pair_signs_ok(static_cast<uint32_t>(i), static_cast<int>(i >> 30)))
         note_bad(bad, first, i, local);
     } else if (mode == 2) {
       // Inputs concentrated where the grid is: |y| < 16 for 3/4 of them.
@@ -133,7 +145,7 @@ TEST(Nvfp4EncodeGpu, HotPathEqualsScalarRules) {
   LOWP_REQUIRE_GPU();
   const char* names[] = {"E2M1 RN, all 2^32 inputs", "E2M1 SR, all 2^32 inputs (hashed byte)",
                          "E2M1 SR, 2^24 inputs x all 256 bytes", "UE4M3 block scale + decode, 2^28 pairs",
-                         "bf16 pair round trip, all 2^32 inputs",
+                         "bf16 pair round trip + pair signs, all 2^32 inputs",
                          "E2M1 SR, 512 neighbours of each k * 2^-9 x both signs x all 256 bytes"};
   for (int mode = 0; mode < 6; ++mode) {
     uint64_t first = 0;
