@@ -90,24 +90,15 @@ __device__ __forceinline__ uint32_t mad_lo(uint32_t a, uint32_t b, uint32_t c) {
   return d;
 }
 
-// Bit 3 of nibble i is the sign of y[i]. Every y here is the result of a multiply, and the GPU's
-// arithmetic returns NaN as the positive canonical NaN, so a NaN encodes as +6 like
-// num::encode_e2m1 (nvfp4_encode_exhaustive_test checks this on every input bit pattern).
-__device__ __forceinline__ uint32_t e2m1_sign_bits_x8(const float (&y)[8]) {
-  const auto yb = [&](int i) { return __float_as_uint(y[i]); };
-  // Byte b of s01 is 0xFF / 0x00 by the sign of element 2b (bit 3 kept) or 2b + 1 (bit 7).
-  const uint32_t s01 = (prmt(yb(0), yb(2), 0xFBFBu) & 0x08080808u) | (prmt(yb(1), yb(3), 0xFBFBu) & 0x80808080u);
-  const uint32_t s23 = (prmt(yb(4), yb(6), 0xFBFBu) & 0x08080808u) | (prmt(yb(5), yb(7), 0xFBFBu) & 0x80808080u);
-  return (s01 & 0x0000FFFFu) | (s23 & 0xFFFF0000u);
-}
-
 // The signs of eight values as bytes: byte j of even is 0xFF when element 2j is negative (else
 // 0x00), of odd when element 2j + 1 is.
 struct SignBytes {
   uint32_t even, odd;
 };
 
-// From the values themselves (a NaN is positive, as above).
+// From the values themselves. Every y here is the result of a multiply, and the GPU's arithmetic
+// returns NaN as the positive canonical NaN, so a NaN encodes as +6 like num::encode_e2m1
+// (nvfp4_encode_exhaustive_test checks this on every input bit pattern).
 __device__ __forceinline__ SignBytes sign_bytes(const float (&y)[8]) {
   const auto yb = [&](int i) { return __float_as_uint(y[i]); };
   // Selector 0xB / 0xF: byte 3 of the first / second operand with its sign replicated.
@@ -125,8 +116,9 @@ __device__ __forceinline__ SignBytes sign_bytes_of_pairs(uint32_t u0, uint32_t u
   return {__byte_perm(s01, s23, 0x5410u), __byte_perm(s01, s23, 0x7632u)};
 }
 
-// e2m1_sign_bits_x8 from sign bytes.
+// The packed codes' sign bits (bit 3 of nibble i: element i) from sign bytes, or from the values.
 __device__ __forceinline__ uint32_t e2m1_sign_bits_x8(SignBytes sg) { return bit_select(sg.even, sg.odd, 0x0F0F0F0Fu) & 0x88888888u; }
+__device__ __forceinline__ uint32_t e2m1_sign_bits_x8(const float (&y)[8]) { return e2m1_sign_bits_x8(sign_bytes(y)); }
 
 // The SR codes of eight values, element i in nibble i, drawing byte i % 4 of w0 (i < 4) or w1.
 // Pair k is elements k and k + 4 (the low and high half of sum[k]), so byte 1 of sum[k]'s halves

@@ -1,8 +1,9 @@
 // CUDA NVFP4 per-token recipe (SPEC §5): K1 (outer amaxes, one read of x), K2 (the encode of
 // both orientations, one read), the composite, and their grouped forms: a prep launch (the
 // member map, checked on the device, and the amax zeroing; host rows of up to 32 members: the
-// zeroing alone), then one K1 and one K2 launch over all members, whatever their number. Groups whose pointers do not allow the tile path take a
-// member-by-member walk when member_rows is on the host.
+// zeroing alone), then one K1 and one K2 launch over all members, whatever their number. Groups
+// whose pointers do not allow the tile path take a member-by-member walk when member_rows is on
+// the host.
 #include "common/backends.h"
 #include "common/nvfp4_members.h"
 #include "nvfp4_group_prep.h"
