@@ -33,9 +33,10 @@ inline lowp_status check_cuda(cudaError_t e, const char* what) {
 // Programmatic dependent launch (sm_90). A kernel launched with `early` (launch_kernel) may
 // start while the previous kernel in its stream still runs, as soon as that kernel's blocks have
 // all called allow_dependents() or exited. Before wait_for_predecessor() it may only read what no
-// earlier work still writes (x: the early launches follow our own amax kernels, never the
-// producer of x); after it, the predecessor has finished and its writes are visible. Both are
-// no-ops in a kernel launched without the attribute.
+// earlier work still writes (x: the early launches that load it follow our own amax kernels,
+// never the producer of x; a call's first kernel, which may follow anything, waits before it
+// lets its dependents start); after it, the predecessor has finished and its writes are visible.
+// Both are no-ops in a kernel launched without the attribute.
 __device__ __forceinline__ void wait_for_predecessor() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 __device__ __forceinline__ void allow_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 

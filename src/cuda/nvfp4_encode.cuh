@@ -121,27 +121,29 @@ __device__ __forceinline__ uint32_t e2m1_sign_bits_x8(SignBytes sg) { return bit
 __device__ __forceinline__ uint32_t e2m1_sign_bits_x8(const float (&y)[8]) { return e2m1_sign_bits_x8(sign_bytes(y)); }
 
 // The SR codes of eight values, element i in nibble i, drawing byte i % 4 of w0 (i < 4) or w1.
-// Pair k is elements k and k + 4 (the low and high half of sum[k]), so byte 1 of sum[k]'s halves
-// holds the code of element k (low) and k + 4 (high) in its bits 1..3, bits 4..7 clear (a half is
-// below 0x1000) and bit 0 junk. Two byte permutes gather the even elements' bytes and the odd
-// ones', each takes its signs in bit 4, and one shift each puts code and sign into the low or high
-// nibble of its byte: seven steps for eight codes and signs instead of three per pair.
+// Pair k is elements e and e + 2 (e = 0, 1, 4, 5 for k = 0..3: the low and high half of
+// sum[k]), which draw bytes 0 and 2 (k even) or 1 and 3 (k odd) of one word: one mask puts both
+// where the add wants them, with no byte permute first. Byte 1 of sum[k]'s halves holds the
+// codes in its bits 1..3, bits 4..7 clear (a half is below 0x1000) and bit 0 junk. Two byte
+// permutes gather the even elements' bytes and the odd ones', each takes its signs in bit 4, and
+// one shift each puts code and sign into the low or high nibble of its byte: seven steps for
+// eight codes and signs instead of three per pair.
 __device__ __forceinline__ uint32_t e2m1_sr_codes_x8(const float (&y)[8], uint32_t w0, uint32_t w1, SignBytes sg) {
   constexpr uint32_t kSixScaled = 0x0E000E00u;  // 6 * 2^-14 in both fp16 halves
   constexpr uint32_t kSignBit = 0x10101010u;    // bit 4 of every byte
-  const uint32_t bytes01 = __byte_perm(w0, w1, 0x5410u), bytes23 = __byte_perm(w0, w1, 0x7632u);
   const auto scaled = [&](int i) { return __fmaf_rz(fabsf(y[i]), 0x1p-14f, 0x1p-40f); };
   uint32_t sum[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
-    const uint32_t h = min_f16x2(f16x2_rz(scaled(k), scaled(k + 4)), kSixScaled);
-    const uint32_t b = k < 2 ? bytes01 : bytes23;  // byte k of each word at bit 0 / 8 of its half
-    sum[k] = k % 2 == 0 ? mad_lo(b & 0x00FF00FFu, 2u, h) : __umulhi(b & 0xFF00FF00u, 1u << 25) + h;
+    const int e = (k / 2) * 4 + k % 2;
+    const uint32_t h = min_f16x2(f16x2_rz(scaled(e), scaled(e + 2)), kSixScaled);
+    const uint32_t w = k < 2 ? w0 : w1;  // bytes e % 4 and e % 4 + 2: bits 0 / 8 of each half
+    sum[k] = k % 2 == 0 ? mad_lo(w & 0x00FF00FFu, 2u, h) : __umulhi(w & 0xFF00FF00u, 1u << 25) + h;
   }
-  // Byte j of even_codes is byte 1 of element 2j's half: elements 0, 2 (low halves of sum[0],
-  // sum[2]), then 4, 6 (their high halves); odd_codes likewise from sum[1] and sum[3].
-  const uint32_t even_codes = __byte_perm(sum[0], sum[2], 0x7351u) | (sg.even & kSignBit);
-  const uint32_t odd_codes = __byte_perm(sum[1], sum[3], 0x7351u) | (sg.odd & kSignBit);
+  // Byte j of even_codes is byte 1 of element 2j's half: elements 0, 2 (the halves of sum[0]),
+  // then 4, 6 (of sum[2]); odd_codes likewise from sum[1] and sum[3].
+  const uint32_t even_codes = __byte_perm(sum[0], sum[2], 0x7531u) | (sg.even & kSignBit);
+  const uint32_t odd_codes = __byte_perm(sum[1], sum[3], 0x7531u) | (sg.odd & kSignBit);
   // Right by 1: code in bits 0..2, sign in 3 (bit 7 takes the next byte's junk bit); left by 3:
   // code in 4..6, sign in 7 (junk in bit 3).
   return bit_select(__umulhi(even_codes, 1u << 31), odd_codes << 3, 0x0F0F0F0Fu);

@@ -108,7 +108,10 @@ __device__ void zero_share(const GroupAmaxes& z, int64_t first, int64_t stride) 
   for (int64_t i = first; i < z.col_n; i += stride) z.col[i] = 0.0f;
 }
 
+// The first kernel of a call, launched early: it waits for whatever ran before it on the stream
+// (which may write the amax arrays, x or the member rows) before it lets K1 start loading x.
 __global__ void zero_amaxes_kernel(GroupAmaxes z) {
+  wait_for_predecessor();
   allow_dependents();  // K1 may start loading x (it waits for the zeros before folding)
   zero_share(z, blockIdx.x * int64_t{blockDim.x} + threadIdx.x, int64_t{gridDim.x} * blockDim.x);
 }
@@ -129,7 +132,8 @@ __device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, int64
 // Every block but block 0 zeroes its share of the amax arrays when the layout is valid.
 __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t* rows, int64_t n, int64_t total,
                                                                   int64_t multiple, int64_t* ws, GroupAmaxes z) {
-  allow_dependents();  // K1 waits for the map before reading it
+  wait_for_predecessor();  // launched early, as zero_amaxes_kernel
+  allow_dependents();      // K1 waits for the map before reading it
   if (blockIdx.x == 0) {
     if (n > kWarpScanMembers) build_member_map(rows, n, total, multiple, ws);
     else if (threadIdx.x < kWarpScanMembers) build_member_map_warp(rows, n, total, multiple, ws);
@@ -185,8 +189,8 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
                         "nvfp4 grouped: copy member_rows"));
     rows = copy;
   }
-  group_prep_kernel<<<1 + zeroing_blocks(zero), kPrepThreads, 0, st>>>(rows, g.n, total_rows, multiple, ws, zero);
-  LOWP_TRY(check_launch("nvfp4 grouped prep kernel"));
+  LOWP_TRY(launch_kernel(group_prep_kernel, 1 + zeroing_blocks(zero), kPrepThreads, 0, st, true, "nvfp4 grouped prep kernel",
+                         rows, g.n, total_rows, multiple, ws, zero));
   out->members.map = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
                        ws + 1, launch_slots(g, total_rows, multiple), rows, total_rows, multiple};
   return LOWP_SUCCESS;
@@ -196,8 +200,7 @@ lowp_status zero_amaxes(const GroupAmaxes& z, cudaStream_t st) {
   // At least one block even with nothing to zero: K1 launches early after it (it must follow a
   // kernel of ours, not the producer of x).
   const unsigned blocks = std::max(1u, zeroing_blocks(z));
-  zero_amaxes_kernel<<<blocks, kPrepThreads, 0, st>>>(z);
-  return check_launch("nvfp4 per-token: zero amaxes");
+  return launch_kernel(zero_amaxes_kernel, blocks, kPrepThreads, 0, st, true, "nvfp4 per-token: zero amaxes", z);
 }
 
 }  // namespace lowp::cuda::nvfp4

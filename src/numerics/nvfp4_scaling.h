@@ -55,11 +55,10 @@ constexpr float kNvfp4TokenScaleShift = 0x1p64f;
 LOWP_HD float nvfp4_token_scale_prepared(float s_enc) { return mul_rn(s_enc, kNvfp4TokenScaleShift); }
 LOWP_HD float nvfp4_token_reciprocal_prepared(float fs) { return fs == 0.0f ? 0.0f : mul_rn(div_rn(1.0f, fs), 1.0f / kNvfp4TokenScaleShift); }
 LOWP_HD float nvfp4_token_divisor_prepared(float fs) { return mul_rn(fs, kNvfp4TokenScaleShift); }
-// S_enc * (1/6) back from a prepared a = S_enc * 2^64, exactly: every S_enc * (1/6) is normal,
-// so the power-of-two shift commutes with its rounding.
-LOWP_HD float nvfp4_block_scale_factor_prepared(float a) {
-  return mul_rn(nvfp4_block_scale_factor(a), 1.0f / kNvfp4TokenScaleShift);
-}
+// S_enc * (1/6) back from a prepared a = S_enc * 2^64 in one multiply: a * ((1/6) * 2^-64) is
+// the real S_enc * (1/6) (both shifts are exact), and it is normal for every S_enc, so its one
+// rounding is nvfp4_block_scale_factor's.
+LOWP_HD float nvfp4_block_scale_factor_prepared(float a) { return mul_rn(a, kOneSixth / kNvfp4TokenScaleShift); }
 LOWP_HD float nvfp4_multiplier_per_token_prepared(float a, float y, float b) {
   const float q = mul_rn(a, y);
   return fma_rn(fma_rn(-q, b, a), y, q);

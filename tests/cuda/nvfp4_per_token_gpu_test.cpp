@@ -2,8 +2,8 @@
 // the composite lowp_quantize on fuzzed shapes, dtypes and values with every knob (RHT, sign
 // mask, SR, scale layout, orientation, misaligned x), rowwise-only odd row counts and large
 // tensors; K2 alone with given amaxes; K1 alone (lowp_nvfp4_amax_per_token); K1 then K2 ==
-// composite on the device; fused swizzle == lowp_nvfp4_swizzle_scales; dequantize; CUDA-graph
-// replay with SR and lowp_rng_advance. Grouped calls: nvfp4_per_token_grouped_gpu_test.cpp.
+// composite on the device; x written by the kernel just before the call; fused swizzle ==
+// lowp_nvfp4_swizzle_scales; dequantize; CUDA-graph replay with SR and lowp_rng_advance. Grouped calls: nvfp4_per_token_grouped_gpu_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -295,6 +295,41 @@ TEST(Nvfp4PerTokenGpu, AmaxThenEncodeEqualsCompositeOnDevice) {
       tally.compare(describe(c), two_calls, run_gpu(c, x, initial(c)), "CUDA K1+K2", "CUDA composite");
       tally.case_run();
     }
+}
+
+// The composite's first kernel launches early (programmatic dependent launch) and must wait for
+// whatever ran before it: here x is written by the kernel enqueued just before the call (a
+// dequantize, no synchronisation in between) and starts out as poison. The result must be the
+// CPU's quantization of the dequantized values.
+TEST(Nvfp4PerTokenGpu, QuantizeOfThePrecedingKernelsOutput) {
+  LOWP_REQUIRE_GPU();
+  Tally tally("nvfp4 per-token quantize after a producer kernel (cuda) == cpu");
+  uint64_t seed = 12000;
+  for (int k = 0; k < (quick_mode() ? 2 : 6); ++k) {
+    PtCase src;
+    src.rows = k % 2 ? 4096 : 1040, src.cols = k % 3 ? 2048 : 272, src.seed = seed++;
+    src.values = static_cast<PtValues>(src.seed % kValueSets);
+    Outputs h = run_cpu(src, src.x(), initial(src));
+    ASSERT_EQ(h.status, LOWP_SUCCESS) << describe(src) << ": " << h.error;
+    PtCase c = src;  // quantizes the bf16 rowwise dequantization of src's codes
+    set_knobs(c, 16 + k % 8);
+    const size_t x_bytes = static_cast<size_t>(c.rows * c.cols) * 2;
+    std::vector<uint8_t> x(x_bytes);
+    lowp_quantized_tensor hq = pt_qtensor(src.rows, src.cols, src.layout, true, true, host_ptrs(h));
+    lowp_tensor hx{x.data(), LOWP_DTYPE_BFLOAT16, c.rows, c.cols};
+    ASSERT_EQ(lowp_dequantize(&hq, LOWP_ROWWISE, &hx, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
+    const DeviceOutputs dsrc(h);
+    DeviceBuffer dx(x_bytes, 0, 0xFF);  // bf16 NaNs until the producer has written x
+    DeviceBuffer rng(16);
+    rng.upload(kPtRngState);
+    const DeviceOutputs out(initial(c));
+    lowp_quantized_tensor dq = pt_qtensor(src.rows, src.cols, src.layout, true, true, dsrc.ptrs());
+    lowp_tensor dxt{dx.get(), LOWP_DTYPE_BFLOAT16, c.rows, c.cols};
+    lowp_status st = lowp_dequantize(&dq, LOWP_ROWWISE, &dxt, nullptr);
+    if (st == LOWP_SUCCESS) st = call_quantize(c, dx.get(), out.ptrs(), static_cast<const uint64_t*>(rng.get()), nullptr);
+    tally.compare(describe(c) + " (x from the preceding kernel)", device_result(st, out), run_cpu(c, x, initial(c)));
+    tally.case_run();
+  }
 }
 
 TEST(Nvfp4PerTokenGpu, FusedSwizzleEqualsStandaloneSwizzle) {

@@ -264,10 +264,11 @@ TEST(NumericsTables, Nvfp4Multipliers) {
   EXPECT_BITS(nvfp4_multiplier_per_token(0x00, 384.0f), 0.0f);
 }
 
-// The division-free per-token multiplier (the CUDA encode's) == the division it replaces.
-// Every step is normal for every S_enc and scale code, so rounding depends on the mantissas
-// alone: all 2^23 S_enc mantissas against the 8 mantissas a UE4M3 scale can have; then every
-// scale code at the extreme and sample S_enc the per-token recipe can produce.
+// The division-free per-token multiplier (the CUDA encode's) == the division it replaces, and
+// the block scale factor from the shifted S_enc == the direct one. Every step is normal for every
+// S_enc and scale code, so rounding depends on the mantissas alone: all 2^23 S_enc mantissas
+// against the 8 mantissas a UE4M3 scale can have; then every scale code at the extreme and
+// sample S_enc the per-token recipe can produce.
 TEST(NumericsTables, Nvfp4PreparedPerTokenMultiplierEqualsDivision) {
   const auto prepared = [](float s_enc, float fs) {
     return nvfp4_multiplier_per_token_prepared(nvfp4_token_scale_prepared(s_enc), nvfp4_token_reciprocal_prepared(fs),
@@ -279,13 +280,15 @@ TEST(NumericsTables, Nvfp4PreparedPerTokenMultiplierEqualsDivision) {
     for (uint32_t mant = 0; mant < (1u << 23); ++mant) {
       const float s_enc = float_of(0x3F800000u | mant);
       mismatches += bits_of(prepared(s_enc, fs)) != bits_of(nvfp4_multiplier_per_token_of(fs, s_enc));
+      if (m == 0)  // the encode also recovers S_enc * (1/6) from the shifted S_enc
+        mismatches += bits_of(nvfp4_block_scale_factor_prepared(nvfp4_token_scale_prepared(s_enc))) !=
+                      bits_of(nvfp4_block_scale_factor(s_enc));
     }
   }
   EXPECT_EQ(mismatches, 0u);
   const float amaxes[] = {0.0f, 1e-12f, 1e-30f, 3e-7f, 1.0f, 6.0f, 1000.0f, 1e30f, 3e34f, kMax, kInf, kNaN};
   for (const float amax : amaxes) {
     const float s_enc = nvfp4_encode_scale_per_token(amax);
-    // The encode also recovers S_enc * (1/6) from the shifted S_enc.
     EXPECT_BITS(nvfp4_block_scale_factor_prepared(nvfp4_token_scale_prepared(s_enc)), nvfp4_block_scale_factor(s_enc));
     for (uint32_t s = 0; s < 0x7F; ++s)
       EXPECT_BITS(prepared(s_enc, decode_e4m3(static_cast<uint8_t>(s))), nvfp4_multiplier_per_token(static_cast<uint8_t>(s), s_enc))
