@@ -319,15 +319,12 @@ TEST(Nvfp4PerTokenGpu, QuantizeOfThePrecedingKernelsOutput) {
     lowp_tensor hx{x.data(), LOWP_DTYPE_BFLOAT16, c.rows, c.cols};
     ASSERT_EQ(lowp_dequantize(&hq, LOWP_ROWWISE, &hx, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
     const DeviceOutputs dsrc(h);
-    DeviceBuffer dx(x_bytes, 0, 0xFF);  // bf16 NaNs until the producer has written x
-    DeviceBuffer rng(16);
-    rng.upload(kPtRngState);
-    const DeviceOutputs out(initial(c));
+    DeviceCall d(c, std::vector<uint8_t>(x_bytes, 0xFF), initial(c));  // x: bf16 NaNs until the producer writes it
     lowp_quantized_tensor dq = pt_qtensor(src.rows, src.cols, src.layout, true, true, dsrc.ptrs());
-    lowp_tensor dxt{dx.get(), LOWP_DTYPE_BFLOAT16, c.rows, c.cols};
+    lowp_tensor dxt{d.x.get(), LOWP_DTYPE_BFLOAT16, c.rows, c.cols};
     lowp_status st = lowp_dequantize(&dq, LOWP_ROWWISE, &dxt, nullptr);
-    if (st == LOWP_SUCCESS) st = call_quantize(c, dx.get(), out.ptrs(), static_cast<const uint64_t*>(rng.get()), nullptr);
-    tally.compare(describe(c) + " (x from the preceding kernel)", device_result(st, out), run_cpu(c, x, initial(c)));
+    if (st == LOWP_SUCCESS) st = d.quantize(c, nullptr);
+    tally.compare(describe(c) + " (x from the preceding kernel)", device_result(st, d.out), run_cpu(c, x, initial(c)));
     tally.case_run();
   }
 }
