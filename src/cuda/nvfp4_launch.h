@@ -18,7 +18,7 @@ struct EncodeRecipe {
 
 // Codes and scales of every requested orientation of a.x, given its outer amaxes. The tile path
 // when the pointers allow it, else one thread per block (any alignment, same bytes). With a group
-// (g.n > 0, per-token only) every member is encoded as a matrix of its own; aligned pointers only.
+// (g.map().n > 0, per-token only) every member is encoded as a matrix of its own; aligned pointers only.
 lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const GroupLaunch& g = {});
 
 // Per-token K1 into a.row_amax / a.col_amax (either may be null; zeroed by the caller): max |x|

@@ -90,7 +90,8 @@ lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
     });
     return s;
   }
-  // The prep launch zeroes the amaxes K1 folds into (a bad layout: untouched).
+  // prepare_group zeroes the amaxes K1 folds into (the prep launch, or for inline host rows the
+  // zeroing launch; a bad layout: untouched).
   const nvfp4::TileArgs k = amax_view(t);
   nvfp4::GroupLaunch g;
   LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.amax_given ? nvfp4::GroupAmaxes{} : amax_arrays(k, a.group.n),
