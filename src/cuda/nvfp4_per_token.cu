@@ -63,7 +63,8 @@ lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
   if (!g.rows_on_device) return LOWP_SUCCESS;
   return fail(LOWP_ERROR_UNSUPPORTED,
               "NVFP4 grouped per-token on CUDA with member_rows in device memory needs the one-launch path's "
-              "alignment (lowp.h, lowp_nvfp4_grouped_quantize); pass member_rows in host memory for other alignments");
+              "alignment and R, K below 2^30 (lowp.h, lowp_nvfp4_grouped_quantize); pass member_rows in host memory "
+              "otherwise");
 }
 
 }  // namespace
@@ -79,8 +80,8 @@ lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs& a, void* stream) {
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   const cudaStream_t st = as_stream(stream);
   const nvfp4::TileArgs t = tile_args(a.t);
-  // One launch each over the group when every pointer allows the tile path (each member's slices
-  // are then aligned too: K % 16 == 0, and M_t % 16 == 0 for columnwise).
+  // One launch each over the group when the shape and every pointer allow the tile path (each
+  // member's slices are then aligned too: K % 16 == 0, and M_t % 16 == 0 for columnwise).
   if (!nvfp4::tile_path_ok(t)) {
     LOWP_TRY(member_by_member_only(a.group));
     if (!a.t.amax_given && a.t.col.codes != nullptr) LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, a.t.col.amax, a.group.n * a.t.x.cols}, st));

@@ -64,7 +64,22 @@ __device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int
   return encode_values_as<kSr, true>(m, rnd, t0, value_at, signs);
 }
 
-// cp.async of 16 bytes, zero-filled when !live (then nothing is read).
+// p advanced by a * b bytes, a 32 x 32 -> 64-bit product. Written in C with the 64-bit strides,
+// every address of the tile's copies and stores cost a 64-bit multiply of its own.
+template <typename P>
+__device__ __forceinline__ P* advance(P* p, uint32_t a, uint32_t b) {
+  uint64_t d;
+  asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(d) : "r"(a), "r"(b), "l"(reinterpret_cast<uint64_t>(p)));
+  return reinterpret_cast<P*>(d);
+}
+
+// cp.async of 16 bytes.
+__device__ __forceinline__ void copy_async16(void* dst, const void* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+}
+
+// The same, zero-filled when !live (then nothing is read).
 __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool live) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(live ? 16 : 0) : "memory");
@@ -108,10 +123,17 @@ struct Nvfp4Tile : TileThread<T> {
 
   // Starts copying the thread's 16 vectors into sm.x; wait_loads() and a barrier before reading.
   __device__ Nvfp4Tile(const TileArgs& a, int64_t tile, Smem& sm) : Base(a, tile) {
-    const uint4* p = this->first_vector(a);
+    const char* p = reinterpret_cast<const char*>(this->first_vector(a));
+    const uint32_t stride = static_cast<uint32_t>(a.cols) * sizeof(typename T::Raw);  // < 2^32: tile_path_ok
+    const auto row = [&](int j) { return advance(p, stride, j); };
+    const auto dst = [&](int j) { return &sm.x[rg * kBlock + j][slot(j, cl)]; };
+    if (live_rows == kBlock) {  // all 16 rows exist (every tile row but a partial last one): no selects
 #pragma unroll
-    for (int j = 0; j < kBlock; ++j, p += a.cols / V)
-      copy_async16(&sm.x[rg * kBlock + j][slot(j, cl)], j < live_rows ? p : a.x, j < live_rows);
+      for (int j = 0; j < kBlock; ++j) copy_async16(dst(j), row(j));
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBlock; ++j) copy_async16(dst(j), j < live_rows ? row(j) : a.x, j < live_rows);
+    }
     wait_for_predecessor();  // launched early: the amaxes below and in prepare() are its output
     if constexpr (!kPerToken) {
       row_outer = outer_scale<false>(a.row_codes != nullptr ? *a.row_amax : 0.0f);
@@ -297,15 +319,20 @@ struct Nvfp4Tile : TileThread<T> {
     if (a.col_codes != nullptr) {
       constexpr int kColStep = G::kThreads / kTileBlocks;
       const int q = threadIdx.x % kTileBlocks, col = threadIdx.x / kTileBlocks;
+      static_assert(kColStep % V == 0, "column k * kColStep keeps the staging swizzle of column k * 0");
       const int64_t r = tr * kTile + q * kBlock, c = tc * kTile + col;
-      const int64_t col_bytes = a.rows / 2;
+      const uint32_t col_bytes = static_cast<uint32_t>(a.rows / 2);  // < 2^32: tile_path_ok
       uint8_t* dst = a.col_codes + c * col_bytes + r / 2;
+      const auto codes = [&](int k) { return sm.col_codes[col + k * kColStep][q ^ ((col / V + k * (kColStep / V)) % kTileBlocks)]; };
+      const auto out = [&](int k) { return reinterpret_cast<uint2*>(advance(dst, col_bytes, k * kColStep)); };
       if (r < a.rows) {
+        if ((tc + 1) * kTile <= a.cols) {  // every column of the tile exists (block-uniform): no checks
 #pragma unroll
-        for (int k = 0; k < kTile / kColStep; ++k) {
-          const int tcol = col + k * kColStep;
-          if (c + k * kColStep < a.cols)
-            *reinterpret_cast<uint2*>(dst + k * kColStep * col_bytes) = sm.col_codes[tcol][q ^ ((tcol / V) % kTileBlocks)];
+          for (int k = 0; k < kTile / kColStep; ++k) *out(k) = codes(k);
+        } else {
+#pragma unroll
+          for (int k = 0; k < kTile / kColStep; ++k)
+            if (c + k * kColStep < a.cols) *out(k) = codes(k);
         }
       }
       store_scale_words(a.col_scales, sm.col_scales, tc, tr, a.col_scale_cols, a.swizzled);

@@ -53,11 +53,15 @@ struct Geometry {
   static_assert(kColLanes <= 32 && 32 % kColLanes == 0, "a warp holds whole tile rows");
 };
 
-// True when every pointer allows the tile path's vector loads and stores (codes of both
-// orientations leave as 8-byte stores of whole blocks).
+// Rows and columns below 2^30 keep the tile kernels' byte strides (a row of fp32 x, a column of
+// columnwise codes) below 2^32, so an address takes one 32 x 32 -> 64-bit multiply-add.
+constexpr int64_t kTileDimLimit = int64_t{1} << 30;
+
+// True when the shape and every pointer allow the tile path's vector loads and stores (codes of
+// both orientations leave as 8-byte stores of whole blocks).
 inline bool tile_path_ok(const TileArgs& a) {
   const auto al = [](const void* p, uintptr_t n) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % n == 0; };
-  return aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) &&
+  return a.rows < kTileDimLimit && a.cols < kTileDimLimit && aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) &&
          al(a.row_scales, 4) && al(a.col_scales, 4);
 }
 
@@ -165,8 +169,10 @@ struct TileThread {
   int live_rows;   // how many of its 16 rows exist (0 when its columns do not)
 
   __device__ TileThread(const TileArgs& a, int64_t tile) {
-    tr = tile / a.col_tiles;
-    tc = tile % a.col_tiles;
+    // In 32 bits: a launch has fewer than 2^31 tiles (launch_blocks).
+    const uint32_t t = static_cast<uint32_t>(tile), ct = static_cast<uint32_t>(a.col_tiles);
+    tr = t / ct;
+    tc = t - static_cast<uint32_t>(tr) * ct;
     rg = threadIdx.x / G::kColLanes;
     cl = threadIdx.x % G::kColLanes;
     r0 = tr * kTile + rg * kBlock;
