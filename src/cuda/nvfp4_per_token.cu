@@ -63,7 +63,7 @@ lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
   if (!g.rows_on_device) return LOWP_SUCCESS;
   return fail(LOWP_ERROR_UNSUPPORTED,
               "NVFP4 grouped per-token on CUDA with member_rows in device memory needs the one-launch path's "
-              "alignment and R, K below 2^30 (lowp.h, lowp_nvfp4_grouped_quantize); pass member_rows in host memory "
+              "alignment and shape limits (lowp.h, lowp_nvfp4_grouped_quantize); pass member_rows in host memory "
               "otherwise");
 }
 

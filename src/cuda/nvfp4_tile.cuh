@@ -203,6 +203,9 @@ struct Nvfp4Tile : TileThread<T> {
     return make_uint2(lo, hi);
   }
 
+  // An SR block index, below 2^32 (tile_path_ok).
+  __device__ static uint64_t block_index(uint64_t b) { return static_cast<uint32_t>(b); }
+
   // Per-token: a staged row's or column's outer scale, s_enc as S_enc * 2^64.
   __device__ static OuterScale staged_outer(const Smem& sm, int orientation, int i) {
     const float a = sm.token.scale[orientation][i];
@@ -246,7 +249,7 @@ struct Nvfp4Tile : TileThread<T> {
       const float m = kPerToken ? token_multiplier(sm, s, o) : sm.mult[0][s];
       uint4 rnd{};
       if constexpr (kSr)
-        rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((first_row + i) * blocks + c / kBlock), false);
+        rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (first_row + i) * blocks + c / kBlock), false);
       const bool unclamped = !kPerToken && clamp_free(__uint_as_float(b), o.s_enc6, s);
       const uint2 codes = block_codes(m, rnd, unclamped, kPerToken && m == 0.0f, [&](int e) { return element<T>(v[e / V], e % V); });
       if (i < live) *reinterpret_cast<uint2*>(dst) = codes;
@@ -302,7 +305,7 @@ struct Nvfp4Tile : TileThread<T> {
     const bool zero_block = kPerToken && m == 0.0f;
     if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
     uint4 rnd{};
-    if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, a.sr_base + static_cast<uint64_t>((c0 + e) * blocks + r0 / kBlock), true);
+    if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (c0 + e) * blocks + r0 / kBlock), true);
     const bool unclamped = !kPerToken && clamp_free(b, o.s_enc6, s);
     const auto value_at = [&](int j) { return v[j]; };
     uint2 codes;

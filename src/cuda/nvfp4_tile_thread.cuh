@@ -56,12 +56,16 @@ struct Geometry {
 // Rows and columns below 2^30 keep the tile kernels' byte strides (a row of fp32 x, a column of
 // columnwise codes) below 2^32, so an address takes one 32 x 32 -> 64-bit multiply-add.
 constexpr int64_t kTileDimLimit = int64_t{1} << 30;
+// Fewer than 2^36 elements (128 GiB of bf16) number the 16-element blocks of each orientation
+// in 32 bits: the SR counter's high block word is 0, so the first two rounds of every block's
+// Philox share their constant halves.
+constexpr int64_t kTileElementLimit = int64_t{1} << 36;
 
 // True when the shape and every pointer allow the tile path's vector loads and stores (codes of
 // both orientations leave as 8-byte stores of whole blocks).
 inline bool tile_path_ok(const TileArgs& a) {
   const auto al = [](const void* p, uintptr_t n) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % n == 0; };
-  return a.rows < kTileDimLimit && a.cols < kTileDimLimit && aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) &&
+  return a.rows < kTileDimLimit && a.cols < kTileDimLimit && a.rows * a.cols < kTileElementLimit && aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) &&
          al(a.row_scales, 4) && al(a.col_scales, 4);
 }
 
