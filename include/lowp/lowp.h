@@ -447,9 +447,10 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * the kernels as parameters, with only the amax zeroing before them, and leave the workspace
  * untouched) when x is 16-byte aligned, the codes 8-byte
  * and the scale arrays 4-byte aligned (any cudaMalloc'd buffers are), R and K are below 2^30
- * and R * K below 2^36. Otherwise the same bytes come member by member with host member_rows, and
- * LOWP_ERROR_UNSUPPORTED (nothing written) with device member_rows. lowp_nvfp4_grouped_amax likewise needs x aligned and
- * K * (element size) % 16 == 0 for its one-launch path.
+ * and R * K below 2^36. Otherwise the same bytes come member by member with host member_rows,
+ * and LOWP_ERROR_UNSUPPORTED (nothing written) with device member_rows.
+ * lowp_nvfp4_grouped_amax likewise needs x aligned and K * (element size) % 16 == 0 for its
+ * one-launch path.
  *
  * Output layout (all arrays of one part back to back, member after member; C = roundup(K/16, 4)):
  * - rowwise codes: R x K/2 bytes, member t at byte R_t*K/2 (the whole tensor's rowwise codes).

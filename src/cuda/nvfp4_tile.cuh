@@ -322,7 +322,7 @@ struct Nvfp4Tile : TileThread<T> {
     if (a.col_codes != nullptr) {
       constexpr int kColStep = G::kThreads / kTileBlocks;
       const int q = threadIdx.x % kTileBlocks, col = threadIdx.x / kTileBlocks;
-      static_assert(kColStep % V == 0, "column k * kColStep keeps the staging swizzle of column k * 0");
+      static_assert(kColStep % V == 0, "columns kColStep apart lie whole vectors apart (the staging swizzle)");
       const int64_t r = tr * kTile + q * kBlock, c = tc * kTile + col;
       const uint32_t col_bytes = static_cast<uint32_t>(a.rows / 2);  // < 2^32: tile_path_ok
       uint8_t* dst = a.col_codes + c * col_bytes + r / 2;

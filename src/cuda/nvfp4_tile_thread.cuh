@@ -65,8 +65,8 @@ constexpr int64_t kTileElementLimit = int64_t{1} << 36;
 // both orientations leave as 8-byte stores of whole blocks).
 inline bool tile_path_ok(const TileArgs& a) {
   const auto al = [](const void* p, uintptr_t n) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % n == 0; };
-  return a.rows < kTileDimLimit && a.cols < kTileDimLimit && a.rows * a.cols < kTileElementLimit && aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) &&
-         al(a.row_scales, 4) && al(a.col_scales, 4);
+  const bool shape = a.rows < kTileDimLimit && a.cols < kTileDimLimit && a.rows * a.cols < kTileElementLimit;
+  return shape && aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) && al(a.row_scales, 4) && al(a.col_scales, 4);
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& u, int i) { return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w; }
