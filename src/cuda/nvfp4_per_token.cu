@@ -2,8 +2,8 @@
 // both orientations, one read), the composite, and their grouped forms: a prep launch (the
 // member map, checked on the device, and the amax zeroing; host rows of up to 32 members: the
 // zeroing alone), then one K1 and one K2 launch over all members, whatever their number. Groups
-// whose pointers do not allow the tile path take a member-by-member walk when member_rows is on
-// the host.
+// whose shape or pointers do not allow the tile path take a member-by-member walk when
+// member_rows is on the host.
 #include "common/backends.h"
 #include "common/nvfp4_members.h"
 #include "nvfp4_group_prep.h"

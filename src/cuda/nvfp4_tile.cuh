@@ -326,7 +326,9 @@ struct Nvfp4Tile : TileThread<T> {
       const int64_t r = tr * kTile + q * kBlock, c = tc * kTile + col;
       const uint32_t col_bytes = static_cast<uint32_t>(a.rows / 2);  // < 2^32: tile_path_ok
       uint8_t* dst = a.col_codes + c * col_bytes + r / 2;
-      const auto codes = [&](int k) { return sm.col_codes[col + k * kColStep][q ^ ((col / V + k * (kColStep / V)) % kTileBlocks)]; };
+      const auto codes = [&](int k) {
+        return sm.col_codes[col + k * kColStep][q ^ ((col / V + k * (kColStep / V)) % kTileBlocks)];
+      };
       const auto out = [&](int k) { return reinterpret_cast<uint2*>(advance(dst, col_bytes, k * kColStep)); };
       if (r < a.rows) {
         if ((tc + 1) * kTile <= a.cols) {  // every column of the tile exists (block-uniform): no checks

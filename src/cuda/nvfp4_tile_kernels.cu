@@ -77,8 +77,7 @@ lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, const Group
 template <typename T>
 lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, const GroupLaunch& g, cudaStream_t st) {
   if (!tile_path_ok(a)) {
-    if (g.map().n != 0)
-      return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: the tile path needs aligned pointers, R and K below 2^30, R * K below 2^36");
+    if (g.map().n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: outside the tile path's alignment and shape limits");
     return encode_blocks(a, r, st);
   }
   return r.per_token ? launch_variant<T, true>(a, r, g, st) : launch_variant<T, false>(a, r, g, st);

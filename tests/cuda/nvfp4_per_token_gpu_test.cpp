@@ -3,7 +3,8 @@
 // mask, SR, scale layout, orientation, misaligned x), rowwise-only odd row counts and large
 // tensors; K2 alone with given amaxes; K1 alone (lowp_nvfp4_amax_per_token); K1 then K2 ==
 // composite on the device; x written by the kernel just before the call; fused swizzle ==
-// lowp_nvfp4_swizzle_scales; dequantize; CUDA-graph replay with SR and lowp_rng_advance. Grouped calls: nvfp4_per_token_grouped_gpu_test.cpp.
+// lowp_nvfp4_swizzle_scales; dequantize; CUDA-graph replay with SR and lowp_rng_advance.
+// Grouped calls: nvfp4_per_token_grouped_gpu_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
