@@ -85,7 +85,9 @@ __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool li
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(live ? 16 : 0) : "memory");
 }
 
-template <typename T, bool kPerToken, bool kRht, bool kSr>
+// kDefaultSigns (RHT only): the sign mask is num::kDefaultRhtSignMask, known at compile time, so
+// the flips become the butterflies' operand negations instead of one logic op per element.
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false>
 struct Nvfp4Tile : TileThread<T> {
   using Base = TileThread<T>;
   using G = Geometry<T>;
@@ -134,6 +136,7 @@ struct Nvfp4Tile : TileThread<T> {
 #pragma unroll
       for (int j = 0; j < kBlock; ++j) copy_async16(dst(j), j < live_rows ? row(j) : a.x, j < live_rows);
     }
+    if constexpr (kPerToken) prepare_reciprocals(sm);  // needs no amax: before the wait
     wait_for_predecessor();  // launched early: the amaxes below and in prepare() are its output
     if constexpr (!kPerToken) {
       row_outer = outer_scale<false>(a.row_codes != nullptr ? *a.row_amax : 0.0f);
@@ -147,6 +150,15 @@ struct Nvfp4Tile : TileThread<T> {
     const float v = derived_col_amax(*a.row_amax, a.col_amax_estimate, a.col_amax_factor);
     if (blockIdx.x == 0 && threadIdx.x == 0) *a.col_amax = v;
     return v;
+  }
+
+  // Per-token: each scale code's reciprocal operands of the multiplier (see prepare()).
+  __device__ static void prepare_reciprocals(Smem& sm) {
+    static_assert(kScaleCodes <= G::kThreads, "one scale code per thread");
+    if (threadIdx.x < kScaleCodes) {
+      const float fs = decode_ue4m3(threadIdx.x);
+      sm.token.reciprocal[threadIdx.x] = make_float2(num::nvfp4_token_reciprocal_prepared(fs), num::nvfp4_token_divisor_prepared(fs));
+    }
   }
 
   __device__ static void wait_loads() { asm volatile("cp.async.wait_all;" ::: "memory"); }
@@ -164,23 +176,18 @@ struct Nvfp4Tile : TileThread<T> {
 
   // Per-tensor: the element multiplier of every scale code, per orientation (the division once
   // per launch block instead of once per 16 elements). Per-token: the outer scale of each of the
-  // tile's rows and columns and each scale code's reciprocal, so that a block's multiplier takes
-  // three flops instead of a division. Call before a barrier.
+  // tile's rows and columns (with the constructor's reciprocals, a block's multiplier takes three
+  // flops instead of a division). Call before a barrier.
   __device__ void prepare(const TileArgs& a, Smem& sm) const {
     if constexpr (kPerToken) {
-#pragma unroll 1
-      for (int i = threadIdx.x; i < 2 * kTile; i += G::kThreads) {
-        const bool row = i < kTile;
-        const int64_t k = (row ? tr : tc) * kTile + i % kTile;
-        const float* amax = row ? a.row_amax : a.col_amax;
-        const bool in = (row ? a.row_codes : a.col_codes) != nullptr && k < (row ? a.rows : a.cols);
-        sm.token.scale[row ? 0 : 1][i % kTile] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(in ? amax[k] : 0.0f));
-      }
-      static_assert(kScaleCodes <= G::kThreads, "one scale code per thread");
-      if (threadIdx.x < kScaleCodes) {
-        const float fs = decode_ue4m3(threadIdx.x);
-        sm.token.reciprocal[threadIdx.x] =
-            make_float2(num::nvfp4_token_reciprocal_prepared(fs), num::nvfp4_token_divisor_prepared(fs));
+      // A tile row and a tile column per thread: both amax loads in flight at once.
+      static_assert(kTile <= G::kThreads, "one tile row and column per thread");
+      if (const int i = threadIdx.x; i < kTile) {
+        const int64_t r = tr * kTile + i, c = tc * kTile + i;
+        const float row_amax = a.row_codes != nullptr && r < a.rows ? a.row_amax[r] : 0.0f;
+        const float col_amax = a.col_codes != nullptr && c < a.cols ? a.col_amax[c] : 0.0f;
+        sm.token.scale[0][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(row_amax));
+        sm.token.scale[1][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(col_amax));
       }
     } else {
 #pragma unroll 1
@@ -290,14 +297,17 @@ struct Nvfp4Tile : TileThread<T> {
                              const uint32_t (&raw)[kBlock], uint32_t acc, int e, int h) const {
     const int tcol = cl * V + e;
     const OuterScale o = kPerToken ? staged_outer(sm, 1, tcol) : col_outer;
+    // The RHT's sign flips: left to the transform when the mask is known, else applied here.
+    constexpr uint32_t kSigns = kDefaultSigns ? num::kDefaultRhtSignMask : 0u;
     float v[kBlock];
 #pragma unroll
     for (int j = 0; j < kBlock; ++j)
-      v[j] = kRht ? word_element_flipped<T>(raw[j], h, ((a.sign_mask >> j) & 1u) << 31) : word_element<T>(raw[j], h);
+      v[j] = kRht && !kDefaultSigns ? word_element_flipped<T>(raw[j], h, ((a.sign_mask >> j) & 1u) << 31)
+                                    : word_element<T>(raw[j], h);
     uint32_t pairs[kBlock / 2];  // per-tensor RHT: the rounded values as bf16 pairs
-    uint32_t bits;               // RHT signs flipped above
-    if constexpr (kRht && !kPerToken) bits = rht_block_bf16(v, 0u, pairs);
-    else bits = kRht ? rht_block<true>(v, 0u) : folded_column_bits<T>(acc, h);
+    uint32_t bits;
+    if constexpr (kRht && !kPerToken) bits = rht_block_bf16<true>(v, kSigns, pairs);
+    else bits = kRht ? rht_block<true>(v, kSigns) : folded_column_bits<T>(acc, h);
     float b = __uint_as_float((k2dPossible && a.block_2d) ? tile16 : bits);
     if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
     const uint32_t s = block_scale_code(b, o.s_enc6);

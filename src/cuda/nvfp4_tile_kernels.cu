@@ -6,9 +6,9 @@ namespace lowp::cuda::nvfp4 {
 namespace {
 
 // Members: MemberMap, or InlineMembers (per-token groups of host rows).
-template <typename T, bool kPerToken, bool kRht, bool kSr, typename Members>
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs whole, Members g) {
-  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr>;
+  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns>;
   extern __shared__ uint4 dynamic_smem[];
   auto& sm = *reinterpret_cast<typename Tile::Smem*>(dynamic_smem);
   TileArgs a;
@@ -44,10 +44,10 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
   if (threadIdx.x == 0) atomic_fold(out, acc);
 }
 
-template <typename T, bool kPerToken, bool kRht, bool kSr, typename Members>
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
 lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, bool early, cudaStream_t st) {
-  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, Members>;
-  constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr>::Smem);
+  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, kDefaultSigns, Members>;
+  constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns>::Smem);
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
   // The opt-in is per device and, unlike the carveout hint, not recorded: after a cudaDeviceReset
   // a launch without it fails. Set on every launch (fp32 tiles only).
@@ -57,20 +57,27 @@ lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, bo
   return launch_kernel(kernel, blocks, Geometry<T>::kThreads, kSmem, st, early, "nvfp4 encode tile kernel", a, g);
 }
 
-template <typename T, bool kPerToken, bool kRht, bool kSr>
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false>
 lowp_status launch(const TileArgs& a, const GroupLaunch& g, bool early, cudaStream_t st) {
   unsigned blocks = 0;
   LOWP_TRY(launch_blocks(a, g.map(), "nvfp4 encode", &blocks));
   if (blocks == 0) return LOWP_SUCCESS;
   if constexpr (kPerToken)  // groups are per-token only
-    if (g.rows_inline) return launch_with<T, kPerToken, kRht, kSr>(a, g.members, blocks, early, st);
-  return launch_with<T, kPerToken, kRht, kSr>(a, g.map(), blocks, early, st);
+    if (g.rows_inline) return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.members, blocks, early, st);
+  return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.map(), blocks, early, st);
+}
+
+// RHT with the default sign mask takes the kernel that has it built in.
+template <typename T, bool kPerToken, bool kSr>
+lowp_status launch_rht(const TileArgs& a, const GroupLaunch& g, bool early, cudaStream_t st) {
+  if (a.sign_mask == num::kDefaultRhtSignMask) return launch<T, kPerToken, true, kSr, true>(a, g, early, st);
+  return launch<T, kPerToken, true, kSr>(a, g, early, st);
 }
 
 template <typename T, bool kPerToken>
 lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, const GroupLaunch& g, cudaStream_t st) {
   const bool e = r.after_amax;
-  if (r.rht) return r.sr ? launch<T, kPerToken, true, true>(a, g, e, st) : launch<T, kPerToken, true, false>(a, g, e, st);
+  if (r.rht) return r.sr ? launch_rht<T, kPerToken, true>(a, g, e, st) : launch_rht<T, kPerToken, false>(a, g, e, st);
   return r.sr ? launch<T, kPerToken, false, true>(a, g, e, st) : launch<T, kPerToken, false, false>(a, g, e, st);
 }
 

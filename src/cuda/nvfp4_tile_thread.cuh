@@ -123,17 +123,19 @@ __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
 
 // The per-tensor columnwise RHT of one block of 16 values in place: bf16(RHT16 * 0.25) as the
 // CPU reference (whose NaN canonicalisation the GPU's arithmetic does itself), also as bf16 pairs
-// (value 2i in the low half of pairs[i]). Returns their amax bits, folded on the pairs.
+// (value 2i in the low half of pairs[i]). Returns their amax bits, folded on the pairs; kEncode:
+// by fold_abs (a block amax, whose NaN payload never matters).
+template <bool kEncode = false>
 __device__ __forceinline__ uint32_t rht_block_bf16(float (&v)[kBlock], uint32_t sign_mask, uint32_t (&pairs)[kBlock / 2]) {
   num::rht16_unnormalized(v, sign_mask);
   uint32_t bits = 0;
 #pragma unroll
   for (int j = 0; j < kBlock; j += 2) {
     pairs[j / 2] = bf16x2_bits(num::mul_rn(v[j], 0.25f), num::mul_rn(v[j + 1], 0.25f));
-    bits = fold_raw<Bf16>(bits, pairs[j / 2]);
+    bits = kEncode ? fold_abs<Bf16>(bits, pairs[j / 2]) : fold_raw<Bf16>(bits, pairs[j / 2]);
     unpack_bf16x2(pairs[j / 2], v[j], v[j + 1]);
   }
-  return widen_folded<Bf16>(bits);
+  return widen_folded<Bf16>(kEncode ? clear_folded_signs<Bf16>(bits) : bits);
 }
 
 // The columnwise RHT of one block of 16 values in place; returns their amax bits. Per-tensor:
