@@ -1,7 +1,7 @@
 // CUDA backend == CPU backend, byte for byte, for the NVFP4 per-tensor recipe: every knob
-// (RHT, SR, 2D, estimation, given amax, scale layout, orientation), input dtype, fuzzed shapes
-// and values, misaligned pointers; plus dequantize, the standalone swizzle, the RNG advance and
-// CUDA-graph replay.
+// (RHT and its sign mask, SR, 2D, estimation, given amax, scale layout, orientation), input
+// dtype, fuzzed shapes and values, misaligned pointers; plus dequantize, the standalone swizzle,
+// the RNG advance and CUDA-graph replay.
 #include <gtest/gtest.h>
 
 #include <cstdio>
