@@ -139,7 +139,8 @@ typedef struct lowp_quant_config {
   /* NVFP4 knobs (SPEC §4, §5, §7): */
   int rht;                    /**< 1: random Hadamard transform on the columnwise copy (per-tensor:
                                    rounded to bf16; per-token: kept in fp32) */
-  uint32_t rht_sign_mask;     /**< 16-bit sign mask; default 0xD7E8 */
+  uint32_t rht_sign_mask;     /**< 16-bit sign mask; default 0xD7E8 (the CUDA encode has kernels
+                                   with it built in; other masks flip signs per element) */
   int stochastic_rounding;    /**< 1: stochastic rounding (needs rng_state) */
   const uint64_t* rng_state;  /**< {seed, offset}, in the memory space of the call */
   int block_2d;               /**< 1: 16x16 block scales (weights); not with rht; NVFP4 per-tensor only */
