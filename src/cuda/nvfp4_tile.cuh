@@ -86,7 +86,7 @@ __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool li
 }
 
 // kDefaultSigns (RHT only): the sign mask is num::kDefaultRhtSignMask, known at compile time, so
-// the flips become the butterflies' operand negations instead of one logic op per element.
+// the flips become the butterflies' operand negations instead of an integer op per element.
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false>
 struct Nvfp4Tile : TileThread<T> {
   using Base = TileThread<T>;
