@@ -8,6 +8,8 @@
 //   token          lowp_quantize, LOWP_SCALING_NVFP4_PER_TOKEN, RN, no RHT: K1 (amax pass) + K2
 //   k1             lowp_nvfp4_amax_per_token alone (row and column amaxes, no RHT)
 //   k2             the token encode alone (cfg.amax_given = 1, the amaxes of k1)
+//   token_row      token making the rowwise copy only (K1 folds row amaxes only)
+//   token_col      token making the columnwise copy only
 //   token_rht      token with cfg.rht = 1 (RHT16 on the columnwise copy, in K1 and K2)
 //   token_sr       token with stochastic rounding (device rng_state)
 //   token_rht_sr   token with RHT and SR
@@ -30,6 +32,7 @@
 // Bytes that must move (the floor) with n = M*K, S = both orientations' padded scale arrays
 // (roundup(R,128) * roundup(B,4) bytes each, the same in both layouts), Am = 4M + 4K:
 //   token, token_*, swz_*  2 reads of x (2 * 2n) + codes (n/2 per copy) + S + Am
+//   token_row, token_col   2 reads of x + n/2 codes + that copy's S and amaxes (4M or 4K)
 //   k1                     1 read of x (2n) + Am
 //   k2                     1 read of x (2n) + codes + S + Am (reads the amaxes)
 //   swizzle                2S (read compact, write swizzled)
@@ -442,6 +445,15 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     return r;
   };
   const Call token_rn = token(false, false, false, LOWP_SCALE_LAYOUT_COMPACT);
+  auto one_copy = [&](bool rowwise) -> Call {
+    return [&, rowwise](int s) {
+      const Set& t = sets[static_cast<size_t>(s)];
+      lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);
+      (rowwise ? q.columnwise : q.rowwise) = lowp_quantized_part{};
+      const lowp_quant_config c = token_cfg(false, false, false);
+      return lowp_quantize(&t.x, &q, &c, st);
+    };
+  };
   auto swz_sep = [&](int s) {
     lowp_status r = token_rn(s);
     if (r == LOWP_SUCCESS) r = swizzle(s);
@@ -494,6 +506,8 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
       {"token", token_floor, token_rn, -1},
       {"k1", 2 * n + Am, k1, -1},
       {"k2", 2 * n + n + S + Am, token(false, false, true, LOWP_SCALE_LAYOUT_COMPACT), -1},
+      {"token_row", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[0]) + 4.0 * M, one_copy(true), -1},
+      {"token_col", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[1]) + 4.0 * K, one_copy(false), -1},
       {"token_rht", token_floor, token(true, false, false, LOWP_SCALE_LAYOUT_COMPACT), -1},
       {"token_sr", token_floor, token(false, true, false, LOWP_SCALE_LAYOUT_COMPACT), -1},
       {"token_rht_sr", token_floor, token(true, true, false, LOWP_SCALE_LAYOUT_COMPACT), -1},

@@ -11,7 +11,8 @@
 #   GTEST_SRC  GoogleTest source tree (default .deps/googletest, relative to the repository root)
 #
 # Steps (all by default, in this order): build gpu-tests cpu-tests memcheck racecheck bench
-# bench-nvfp4 bench-pt.
+# bench-nvfp4 bench-pt. Not in all: timeline (its own -DLOWP_TIMELINE=ON build, then
+# lowp_timeline's per-block stamps of the per-token kernels).
 # Every step runs even when an earlier one failed; the exit code is non-zero when any step did
 # not pass (failed, timed out, or skipped for lack of time). A summary table is printed last.
 #
@@ -35,6 +36,9 @@
 #   LOWP_PTBENCH_ARGS               arguments of lowp_bench_nvfp4_per_token (default --quick;
 #                                   step bench-pt, timeout LOWP_T_BENCH)
 #   LOWP_SHOW_BENCH=0               do not print the benchmark tables before the summary
+#   LOWP_TIMELINE_RUNS              step timeline's OP:MxK list (default "grouped8:1024x4096
+#                                   grouped8_r128:1024x4096 token:1024x4096 token:8192x2048");
+#                                   its build goes to build-timeline
 set -u
 set -o pipefail
 
@@ -307,6 +311,23 @@ run_json_bench() {
   "$bin" "${args[@]}" --json "$json" 2>&1
 }
 
+# A build with the per-block stamps compiled in (src/cuda/timeline.cuh), then bench/timeline.cpp.
+step_timeline() {
+  local dir="build-timeline" run op shape n=0 rc=0
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOWP_CUDA=ON -DLOWP_TIMELINE=ON \
+    -DLOWP_BUILD_TESTS=OFF -DLOWP_BUILD_CLI=OFF || { echo "KEY: configure FAILED"; return 1; }
+  cmake --build "$dir" -j "$JOBS" --target lowp_timeline || { echo "KEY: build FAILED"; return 1; }
+  for run in ${LOWP_TIMELINE_RUNS:-grouped8:1024x4096 grouped8_r128:1024x4096 token:1024x4096 token:8192x2048}; do
+    op="${run%%:*}"
+    shape="${run#*:}"
+    echo "+ $dir/bench/lowp_timeline --op $op --shape $shape"
+    "$dir/bench/lowp_timeline" --op "$op" --shape "$shape" || rc=1
+    n=$((n + 1))
+  done
+  if [[ $rc -eq 0 ]]; then echo "KEY: $n timelines"; else echo "KEY: $n timelines, some FAILED"; fi
+  return "$rc"
+}
+
 step_bench_nvfp4() { run_json_bench lowp_bench_nvfp4 "${LOWP_NBENCH_ARGS:---quick}"; }
 step_bench_pt() { run_json_bench lowp_bench_nvfp4_per_token "${LOWP_PTBENCH_ARGS:---quick}"; }
 
@@ -320,6 +341,7 @@ run_step() {  # inside the step process
     bench) step_bench ;;
     bench-nvfp4) step_bench_nvfp4 ;;
     bench-pt) step_bench_pt ;;
+    timeline) step_timeline ;;
     *) echo "unknown step '$1'"; return 2 ;;
   esac
 }
@@ -352,7 +374,7 @@ declare -A TIMEOUT=(
   [build]="${LOWP_T_BUILD:-300}" [gpu-tests]="${LOWP_T_GPU_TESTS:-180}"
   [cpu-tests]="${LOWP_T_CPU_TESTS:-120}" [memcheck]="${LOWP_T_MEMCHECK:-240}"
   [racecheck]="${LOWP_T_RACECHECK:-240}" [bench]="${LOWP_T_BENCH:-180}" [bench-nvfp4]="${LOWP_T_BENCH:-180}"
-  [bench-pt]="${LOWP_T_BENCH:-180}")
+  [bench-pt]="${LOWP_T_BENCH:-180}" [timeline]="${LOWP_T_BUILD:-300}")
 
 steps=()
 for s in ${STEPS:-all}; do
@@ -360,8 +382,8 @@ for s in ${STEPS:-all}; do
     all) steps+=(build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt) ;;
     tests) steps+=(gpu-tests cpu-tests) ;;
     sanitizers) steps+=(memcheck racecheck) ;;
-    build | gpu-tests | cpu-tests | memcheck | racecheck | bench | bench-nvfp4 | bench-pt) steps+=("$s") ;;
-    *) echo "gpu-check: unknown step '$s' (build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt)" >&2
+    build | gpu-tests | cpu-tests | memcheck | racecheck | bench | bench-nvfp4 | bench-pt | timeline) steps+=("$s") ;;
+    *) echo "gpu-check: unknown step '$s' (build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt timeline)" >&2
        exit 2 ;;
   esac
 done

@@ -14,6 +14,7 @@
 #include "common/grouped_args.h"
 #include "group_member_scan.cuh"
 #include "nvfp4_group_prep.h"
+#include "timeline.cuh"
 
 namespace lowp::cuda::nvfp4 {
 namespace {
@@ -111,9 +112,12 @@ __device__ void zero_share(const GroupAmaxes& z, int64_t first, int64_t stride) 
 // The first kernel of a call, launched early: it waits for whatever ran before it on the stream
 // (which may write the amax arrays, x or the member rows) before it lets K1 start loading x.
 __global__ void zero_amaxes_kernel(GroupAmaxes z) {
+  const timeline::Block tl = timeline::enter(timeline::kPrep);
   wait_for_predecessor();
+  tl.stamp(timeline::kWaited);
   allow_dependents();  // K1 may start loading x (it waits for the zeros before folding)
   zero_share(z, blockIdx.x * int64_t{blockDim.x} + threadIdx.x, int64_t{gridDim.x} * blockDim.x);
+  tl.stamp(timeline::kExit);
 }
 
 // The layout's validity as block 0 finds it (finish_member_map's status is 0): groups of up
@@ -132,15 +136,22 @@ __device__ bool group_valid(const int64_t* rows, int64_t n, int64_t total, int64
 // Every block but block 0 zeroes its share of the amax arrays when the layout is valid.
 __global__ void __launch_bounds__(kPrepThreads) group_prep_kernel(const int64_t* rows, int64_t n, int64_t total,
                                                                   int64_t multiple, int64_t* ws, GroupAmaxes z) {
+  const timeline::Block tl = timeline::enter(timeline::kPrep);
   wait_for_predecessor();  // launched early, as zero_amaxes_kernel
+  tl.stamp(timeline::kWaited);
   allow_dependents();      // K1 waits for the map before reading it
   if (blockIdx.x == 0) {
     if (n > kWarpScanMembers) build_member_map(rows, n, total, multiple, ws);
     else if (threadIdx.x < kWarpScanMembers) build_member_map_warp(rows, n, total, multiple, ws);
+    tl.stamp(timeline::kExit);
     return;
   }
-  if (!group_valid(rows, n, total, multiple)) return;
+  if (!group_valid(rows, n, total, multiple)) {
+    tl.stamp(timeline::kExit);
+    return;
+  }
   zero_share(z, (blockIdx.x - 1) * int64_t{kPrepThreads} + threadIdx.x, int64_t{gridDim.x - 1} * kPrepThreads);
+  tl.stamp(timeline::kExit);
 }
 
 // Zeroing blocks of kPrepThreads: one per 16K floats, at most 2 per SM.

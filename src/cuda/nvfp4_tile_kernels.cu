@@ -1,6 +1,7 @@
 // The NVFP4 tile kernels (one block per 128 x 128 tile) and their dispatch: the encode of both
 // orientations, and the per-tensor exact post-RHT amax pass (RHT + amax fused, one read of x).
 #include "nvfp4_launch.h"
+#include "timeline.cuh"
 
 namespace lowp::cuda::nvfp4 {
 namespace {
@@ -13,18 +14,25 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(Tile
   auto& sm = *reinterpret_cast<typename Tile::Smem*>(dynamic_smem);
   TileArgs a;
   int64_t tile;
+  const timeline::Block tl = timeline::enter(timeline::kEncode);
   // Tiles in reverse order: the encode follows an amax pass over the same x (K1, the per-tensor
   // amax passes), and the tiles that pass read last are the ones still in L2.
-  if (!member_tile<T, true>(whole, g, blockIdx.x, &a, &tile)) return;
+  if (!member_tile<T, true>(whole, g, blockIdx.x, &a, &tile)) {
+    tl.stamp(timeline::kExit);
+    return;
+  }
   const Tile t(a, tile, sm);  // copies start first: the tables below overlap their latency
+  tl.stamp(timeline::kWaited);
   t.prepare(a, sm);
   Tile::wait_loads();
   __syncthreads();
+  tl.stamp(timeline::kLoaded);
   const uint32_t tile16 = (Tile::k2dPossible && a.block_2d) ? t.tile16_amax(sm) : 0u;
   if (a.col_codes != nullptr) t.encode_cols(a, sm, tile16);
   if (a.row_codes != nullptr) t.encode_rows(a, sm, tile16);
   __syncthreads();
   t.store_staged(a, sm);
+  tl.stamp(timeline::kExit);
 }
 
 template <typename T>

@@ -5,6 +5,7 @@
 // so the result does not depend on tile order and equals the CPU's fold).
 #include "common/backends.h"
 #include "nvfp4_launch.h"
+#include "timeline.cuh"
 
 namespace lowp::cuda::nvfp4 {
 namespace {
@@ -37,6 +38,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   __shared__ uint32_t col_part[G::kRowGroups][kTile];
   TileArgs a;
   int64_t tile;
+  const timeline::Block tl = timeline::enter(timeline::kTokenAmax);
   // Groups of more than 32 members read the prep launch's member map; smaller ones scan the
   // member rows themselves and load their tile before the prep has finished.
   if (map_of(g).n > kWarpScanMembers) wait_for_predecessor();
@@ -44,10 +46,12 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
     // K2 reads the prep's map before it waits: it may launch only once every K1 block is past
     // the prep, even when none has a tile (a bad layout).
     wait_for_predecessor();
+    tl.stamp(timeline::kExit);
     return;
   }
   const RegisterTile<T> t(a, tile);
   wait_for_predecessor();  // the zeroed amaxes
+  tl.stamp(timeline::kWaited);
   allow_dependents();      // K2 may start loading x (it waits for this launch to finish)
   if (a.row_amax != nullptr) {
     uint32_t v[kBlock];
@@ -58,7 +62,10 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
     const int64_t r = t.r0 + t.cl / kCopies;
     if (t.cl % kCopies == 0 && r < a.rows) atomic_fold(a.row_amax + r, v[0]);
   }
-  if (a.col_amax == nullptr) return;
+  if (a.col_amax == nullptr) {
+    tl.stamp(timeline::kExit);
+    return;
+  }
   uint32_t acc[4] = {0, 0, 0, 0};
   if constexpr (!kRht) {
 #pragma unroll
@@ -87,6 +94,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
     const int64_t c = t.tc * kTile + i;
     if (c < a.cols) atomic_fold(a.col_amax + c, token_col_amax_bits<kRht>(m));
   }
+  tl.stamp(timeline::kExit);
 }
 
 // Launched early: K1 always follows the amax zeroing (or the group prep) on its stream.
