@@ -38,7 +38,7 @@
 #   LOWP_SHOW_BENCH=0               do not print the benchmark tables before the summary
 #   LOWP_TIMELINE_RUNS              step timeline's OP:MxK list (default "grouped8:1024x4096
 #                                   grouped8_r128:1024x4096 token:1024x4096 token:8192x2048");
-#                                   its build goes to build-timeline
+#                                   its build goes to build-timeline (timeout LOWP_T_BUILD)
 set -u
 set -o pipefail
 
