@@ -425,10 +425,13 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     c.amax_given = amax_given;
     return c;
   };
-  auto token = [&](bool rht, bool sr, bool amax_given, lowp_scale_layout layout) -> Call {
-    return [&, rht, sr, amax_given, layout](int s) {
+  // rows / cols false: that copy is not made.
+  auto token = [&](bool rht, bool sr, bool amax_given, lowp_scale_layout layout, bool rows = true, bool cols = true) -> Call {
+    return [&, rht, sr, amax_given, layout, rows, cols](int s) {
       const Set& t = sets[static_cast<size_t>(s)];
       lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, layout);
+      if (!rows) q.rowwise = lowp_quantized_part{};
+      if (!cols) q.columnwise = lowp_quantized_part{};
       const lowp_quant_config c = token_cfg(rht, sr, amax_given);
       return lowp_quantize(&t.x, &q, &c, st);
     };
@@ -445,15 +448,6 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     return r;
   };
   const Call token_rn = token(false, false, false, LOWP_SCALE_LAYOUT_COMPACT);
-  auto one_copy = [&](bool rowwise) -> Call {
-    return [&, rowwise](int s) {
-      const Set& t = sets[static_cast<size_t>(s)];
-      lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);
-      (rowwise ? q.columnwise : q.rowwise) = lowp_quantized_part{};
-      const lowp_quant_config c = token_cfg(false, false, false);
-      return lowp_quantize(&t.x, &q, &c, st);
-    };
-  };
   auto swz_sep = [&](int s) {
     lowp_status r = token_rn(s);
     if (r == LOWP_SUCCESS) r = swizzle(s);
@@ -506,8 +500,8 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
       {"token", token_floor, token_rn, -1},
       {"k1", 2 * n + Am, k1, -1},
       {"k2", 2 * n + n + S + Am, token(false, false, true, LOWP_SCALE_LAYOUT_COMPACT), -1},
-      {"token_row", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[0]) + 4.0 * M, one_copy(true), -1},
-      {"token_col", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[1]) + 4.0 * K, one_copy(false), -1},
+      {"token_row", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[0]) + 4.0 * M, token(false, false, false, LOWP_SCALE_LAYOUT_COMPACT, true, false), -1},
+      {"token_col", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[1]) + 4.0 * K, token(false, false, false, LOWP_SCALE_LAYOUT_COMPACT, false, true), -1},
       {"token_rht", token_floor, token(true, false, false, LOWP_SCALE_LAYOUT_COMPACT), -1},
       {"token_sr", token_floor, token(false, true, false, LOWP_SCALE_LAYOUT_COMPACT), -1},
       {"token_rht_sr", token_floor, token(true, true, false, LOWP_SCALE_LAYOUT_COMPACT), -1},

@@ -55,8 +55,9 @@ struct Block {
 };
 
 __device__ inline Block enter(Kernel k) {
+  if (threadIdx.x != 0) return {};
   const State s = g_state;
-  if (threadIdx.x != 0 || s.stamps == nullptr) return {};
+  if (s.stamps == nullptr) return {};
   const unsigned launch = atomicAdd(&s.tickets[k], 1u) / gridDim.x;  // every block takes a ticket
   if (launch >= s.max_launches || blockIdx.x >= s.max_blocks) return {};
   uint64_t* slots = s.stamps + ((static_cast<uint64_t>(launch) * kKernels + k) * s.max_blocks + blockIdx.x) * kSlots;
