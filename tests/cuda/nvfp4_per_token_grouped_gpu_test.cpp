@@ -334,6 +334,41 @@ TEST(Nvfp4PerTokenGroupedGpu, WorstSplitMatchesCpu) {
       }
 }
 
+// Device rows, so the launches are sized for the worst split and carry surplus blocks: splits with
+// more live row tiles than ceil(R / 128) (the first five), equal 128-row splits (the most surplus
+// for their rows), one of several waves (R = 4096), and declared row multiples. Any other way of
+// sizing such launches (perf-notes: the folded launch) must pass these too.
+TEST(Nvfp4PerTokenGroupedGpu, DeviceRowsSurplusLaunchMatchesCpu) {
+  LOWP_REQUIRE_GPU();
+  Tally tally("nvfp4 grouped device rows, surplus launch gpu==cpu");
+  struct Split {
+    std::vector<int64_t> rows;
+    int multiple;
+  };
+  const Split splits[] = {{{16, 240}, 0},
+                          {{208, 48, 128, 128, 256, 256}, 0},
+                          {{656, 400, 512, 528, 496, 512, 480, 512}, 0},
+                          {{192, 64, 320, 448}, 64},
+                          {{96, 32, 160, 224}, 32},
+                          {std::vector<int64_t>(8, 128), 0},
+                          {std::vector<int64_t>(8, 128), 32}};
+  int i = 0;
+  for (const Split& sp : splits)
+    for (int knobs = 0; knobs < 4; ++knobs)
+      for (bool amax_only : {false, true}) {
+        GroupCase g;
+        g.in = i % 3 == 2 ? LOWP_DTYPE_FLOAT32 : LOWP_DTYPE_BFLOAT16;
+        g.row = knobs != 3, g.col = knobs != 2, g.device_rows = true, g.row_multiple = sp.multiple;
+        g.rht = knobs & 1, g.sr = (i / 2) % 2, g.mask = 0xD7E8u;
+        g.layout = i % 4 >= 2 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
+        g.K = i % 2 ? 272 : 1024;
+        g.rows = sp.rows;
+        g.values = static_cast<PtValues>(i % static_cast<int>(PtValues::kCount));
+        g.seed = static_cast<uint64_t>(3500 + i++);
+        compare_group(tally, g, amax_only);
+      }
+}
+
 // A device-side layout that breaks the rules: the call succeeds (it cannot know), the layout
 // status names the first bad member (index + 1; members short of R name the last one), and no
 // output byte is written. The same workspace then reports 0 after a valid call.
