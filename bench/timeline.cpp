@@ -177,15 +177,19 @@ int main(int argc, char** argv) {
   void* st = stream;
   const bool grouped_op = o.op.rfind("grouped8", 0) == 0;
   const bool amax_given = o.op == "k2" || o.op == "grouped8_k2";
+  lowp_quant_config cfg;
+  lowp_quant_config_default(&cfg);
+  cfg.rht = 0;
+  cfg.stochastic_rounding = 0;
+  cfg.amax_given = amax_given;
+  cfg.group_row_multiple = o.op == "grouped8_r128" ? 128 : 0;
+  // K1 of one set: the whole tensor, or the group (device rows).
+  const auto amax = [&](const Set& t) {
+    if (grouped_op) return lowp_nvfp4_grouped_amax(&t.x, kGroupN, d_members, t.row_a, t.col_a, &cfg, ws, ws_bytes, st);
+    return lowp_nvfp4_amax_per_token(&t.x, t.row_a, t.col_a, &cfg, st);
+  };
   const auto call = [&](const Set& t) {
-    lowp_quant_config c;
-    lowp_quant_config_default(&c);
-    c.rht = 0;
-    c.stochastic_rounding = 0;
-    c.amax_given = amax_given;
-    c.group_row_multiple = o.op == "grouped8_r128" ? 128 : 0;
-    if (o.op == "k1") return lowp_nvfp4_amax_per_token(&t.x, t.row_a, t.col_a, &c, st);
-    if (o.op == "grouped8_k1") return lowp_nvfp4_grouped_amax(&t.x, kGroupN, d_members, t.row_a, t.col_a, &c, ws, ws_bytes, st);
+    if (o.op == "k1" || o.op == "grouped8_k1") return amax(t);
     lowp_quantized_tensor q{};
     q.dtype = LOWP_DTYPE_E2M1;
     q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
@@ -194,18 +198,12 @@ int main(int argc, char** argv) {
     q.cols = K;
     q.rowwise = {t.row, t.row_s, t.row_a};
     q.columnwise = {t.col, t.col_s, t.col_a};
-    if (!grouped_op) return lowp_quantize(&t.x, &q, &c, st);
+    if (!grouped_op) return lowp_quantize(&t.x, &q, &cfg, st);
     const int64_t* rows = o.op == "grouped8_host" ? members.data() : d_members;
-    return lowp_nvfp4_grouped_quantize(&t.x, kGroupN, rows, &q, &c, ws, ws_bytes, st);
+    return lowp_nvfp4_grouped_quantize(&t.x, kGroupN, rows, &q, &cfg, ws, ws_bytes, st);
   };
-  if (amax_given) {  // real amaxes for the encode alone
-    for (const Set& t : set) {
-      lowp_quant_config c;
-      lowp_quant_config_default(&c);
-      if (o.op == "k2") LOWP_CHECK(lowp_nvfp4_amax_per_token(&t.x, t.row_a, t.col_a, &c, st));
-      else LOWP_CHECK(lowp_nvfp4_grouped_amax(&t.x, kGroupN, d_members, t.row_a, t.col_a, &c, ws, ws_bytes, st));
-    }
-  }
+  if (amax_given)  // real amaxes for the encode alone
+    for (const Set& t : set) LOWP_CHECK(amax(t));
 
   cudaGraph_t graph;
   cudaGraphExec_t exec;
