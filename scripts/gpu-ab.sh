@@ -22,6 +22,8 @@
 #   LOWP_AB_WORK       the variants' sources, builds and runs (default /tmp/lowp-ab)
 #   LOWP_AB_BUILD_ONLY=1  build the variants and stop (no GPU needed: checks that patches apply
 #                      and compile, and leaves the objects for cuobjdump)
+#   LOWP_AB_REUSE=1    time the builds an earlier LOWP_AB_BUILD_ONLY run left in $LOWP_AB_WORK
+#                      (a rebuild would redo the patched files: patch gives them new times)
 #
 # ab.txt has one line per benchmark, op and shape: graph median ms of each variant in each pass,
 # then each variant's best pass over base's best (below 1: faster than base).
@@ -80,7 +82,12 @@ fail=0
 # they take little more than one.
 pids=()
 for v in "${VARIANTS[@]}"; do
-  build_variant "$v" >"$WORK/build.$v.log" 2>&1 &
+  if [[ "${LOWP_AB_REUSE:-0}" == 1 && -d "$WORK/$v/build" ]]; then
+    echo "reused $WORK/$v/build" >"$WORK/build.$v.log"
+    true &
+  else
+    build_variant "$v" >"$WORK/build.$v.log" 2>&1 &
+  fi
   pids+=($!)
 done
 for i in "${!VARIANTS[@]}"; do

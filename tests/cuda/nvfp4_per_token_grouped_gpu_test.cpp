@@ -1,8 +1,9 @@
 // CUDA backend == CPU backend, byte for byte, for the grouped NVFP4 per-token calls
 // (lowp_nvfp4_grouped_quantize, lowp_nvfp4_grouped_amax): N from 1 to 1000 (empty, 16-row and
 // tiny members), member_rows in host and in device memory, every part and knob; every member
-// equals a single-tensor device quantize of that member alone; a bad device-side layout is
-// reported by lowp_grouped_layout_error and writes nothing. Single tensors:
+// equals a single-tensor device quantize of that member alone; two calls back to back on one
+// workspace; a bad device-side layout is reported by lowp_grouped_layout_error and writes
+// nothing. Single tensors:
 // nvfp4_per_token_gpu_test.cpp.
 #include <gtest/gtest.h>
 
@@ -367,6 +368,40 @@ TEST(Nvfp4PerTokenGroupedGpu, DeviceRowsSurplusLaunchMatchesCpu) {
         g.seed = static_cast<uint64_t>(3500 + i++);
         compare_group(tally, g, amax_only);
       }
+}
+
+// Two calls with device rows enqueued back to back on one stream with one workspace (no sync
+// between): the second call's prep, launched early, rewrites the member map that the first
+// call's kernels read, so it must not write before they are done. Each call must equal the CPU
+// on its own x; equal, uneven and empty-member splits, K one tile or many.
+TEST(Nvfp4PerTokenGroupedGpu, BackToBackCallsOnOneWorkspaceMatchCpu) {
+  LOWP_REQUIRE_GPU();
+  Tally tally("nvfp4 grouped back-to-back calls, one workspace gpu==cpu");
+  const std::vector<int64_t> splits[] = {std::vector<int64_t>(8, 128),
+                                         {16, 240, 16, 240, 16, 240, 16, 240},
+                                         {1008, 16, 1024, 2048, 16, 16, 16, 2048},
+                                         {0, 4096, 16, 0, 112, 16, 2048, 144}};
+  uint64_t seed = 3800;
+  for (int i = 0; i < 4; ++i)
+    for (int knobs = 0; knobs < 4; ++knobs) {
+      GroupCase a, b;
+      a.rows = splits[i], b.rows = splits[(i + 1) % 4];
+      for (GroupCase* g : {&a, &b}) {
+        g->device_rows = true, g->K = knobs % 2 ? 2048 : 272, g->rht = knobs & 1, g->sr = knobs >> 1;
+        g->layout = knobs == 2 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
+        g->values = static_cast<PtValues>(seed % static_cast<int>(PtValues::kCount));
+        g->seed = seed++;
+      }
+      const std::vector<uint8_t> xa = a.x(), xb = b.x();
+      DeviceGroup da(a, xa, initial(a)), db(b, xb, initial(b));
+      const lowp_status sa = call_quantize(a, da.x.get(), da.member_rows(a), da.out.ptrs(),
+                                           static_cast<const uint64_t*>(da.rng.get()), da.ws.get(), da.ws.bytes());
+      const lowp_status sb = call_quantize(b, db.x.get(), db.member_rows(b), db.out.ptrs(),
+                                           static_cast<const uint64_t*>(db.rng.get()), da.ws.get(), da.ws.bytes());
+      tally.compare(describe(a) + " (first call)", device_result(sa, da.out), run_cpu(a, xa, initial(a), false));
+      tally.compare(describe(b) + " (second call)", device_result(sb, db.out), run_cpu(b, xb, initial(b), false));
+      tally.case_run();
+    }
 }
 
 // A device-side layout that breaks the rules: the call succeeds (it cannot know), the layout
