@@ -119,10 +119,13 @@ struct DeviceGroup {
   }
   Outputs run(const GroupCase& g, bool amax_only) { return run_with_workspace(g, amax_only, ws); }
   Outputs run_with_workspace(const GroupCase& g, bool amax_only, const DeviceBuffer& w) {
-    const lowp_status st = amax_only ? call_amax(g, x.get(), member_rows(g), out.ptrs(), w.get(), w.bytes())
-                                     : call_quantize(g, x.get(), member_rows(g), out.ptrs(),
-                                                     static_cast<const uint64_t*>(rng.get()), w.get(), w.bytes());
-    return device_result(st, out);
+    return device_result(enqueue(g, amax_only, w), out);
+  }
+  // The call alone, not waited for.
+  lowp_status enqueue(const GroupCase& g, bool amax_only, const DeviceBuffer& w) {
+    return amax_only ? call_amax(g, x.get(), member_rows(g), out.ptrs(), w.get(), w.bytes())
+                     : call_quantize(g, x.get(), member_rows(g), out.ptrs(), static_cast<const uint64_t*>(rng.get()),
+                                     w.get(), w.bytes());
   }
   int64_t layout_error() const {
     int64_t bad = -1;
@@ -387,17 +390,14 @@ TEST(Nvfp4PerTokenGroupedGpu, BackToBackCallsOnOneWorkspaceMatchCpu) {
       GroupCase a, b;
       a.rows = splits[i], b.rows = splits[(i + 1) % 4];
       for (GroupCase* g : {&a, &b}) {
-        g->device_rows = true, g->K = knobs % 2 ? 2048 : 272, g->rht = knobs & 1, g->sr = knobs >> 1;
+        g->device_rows = true, g->K = (i + knobs) % 2 ? 2048 : 272, g->rht = knobs & 1, g->sr = knobs >> 1;
         g->layout = knobs == 2 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
         g->values = static_cast<PtValues>(seed % static_cast<int>(PtValues::kCount));
         g->seed = seed++;
       }
       const std::vector<uint8_t> xa = a.x(), xb = b.x();
       DeviceGroup da(a, xa, initial(a)), db(b, xb, initial(b));
-      const lowp_status sa = call_quantize(a, da.x.get(), da.member_rows(a), da.out.ptrs(),
-                                           static_cast<const uint64_t*>(da.rng.get()), da.ws.get(), da.ws.bytes());
-      const lowp_status sb = call_quantize(b, db.x.get(), db.member_rows(b), db.out.ptrs(),
-                                           static_cast<const uint64_t*>(db.rng.get()), da.ws.get(), da.ws.bytes());
+      const lowp_status sa = da.enqueue(a, false, da.ws), sb = db.enqueue(b, false, da.ws);  // b on a's workspace
       tally.compare(describe(a) + " (first call)", device_result(sa, da.out), run_cpu(a, xa, initial(a), false));
       tally.compare(describe(b) + " (second call)", device_result(sb, db.out), run_cpu(b, xb, initial(b), false));
       tally.case_run();
