@@ -92,6 +92,8 @@ lowp_status launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned blo
 
 // Multiprocessor count of the current device (cached per device; graph-capture safe).
 int sm_count();
+// L2 size of the current device in bytes (cached per device; 0 when unknown).
+int64_t l2_cache_bytes();
 
 __host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 

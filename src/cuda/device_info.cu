@@ -1,17 +1,32 @@
+#include <atomic>
+
 #include "common.cuh"
 
 namespace lowp::cuda {
+namespace {
+
+// An attribute of the current device, read once per device; `fallback` when it cannot be read.
+int cached_attribute(std::atomic<int> (&cache)[64], cudaDeviceAttr attr, int fallback) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return fallback;
+  int v = cache[dev].load(std::memory_order_relaxed);
+  if (v == 0) {
+    if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess || v <= 0) return fallback;
+    cache[dev].store(v, std::memory_order_relaxed);
+  }
+  return v;
+}
+
+}  // namespace
 
 int sm_count() {
-  static int cached[64] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
-  if (cached[dev] == 0) {
-    int n = 0;
-    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
-    cached[dev] = n > 0 ? n : 132;
-  }
-  return cached[dev];
+  static std::atomic<int> cache[64];
+  return cached_attribute(cache, cudaDevAttrMultiProcessorCount, 132);
+}
+
+int64_t l2_cache_bytes() {
+  static std::atomic<int> cache[64];
+  return cached_attribute(cache, cudaDevAttrL2CacheSize, 0);
 }
 
 }  // namespace lowp::cuda

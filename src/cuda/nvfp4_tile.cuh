@@ -73,21 +73,38 @@ __device__ __forceinline__ P* advance(P* p, uint32_t a, uint32_t b) {
   return reinterpret_cast<P*>(d);
 }
 
-// cp.async of 16 bytes.
+// cp.async of 16 bytes; kEvictFirst: under an evict-first L2 policy.
+template <bool kEvictFirst>
 __device__ __forceinline__ void copy_async16(void* dst, const void* src) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+  if constexpr (kEvictFirst) {
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "l"(policy) : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+  }
 }
 
 // The same, zero-filled when !live (then nothing is read).
+template <bool kEvictFirst>
 __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool live) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(live ? 16 : 0) : "memory");
+  const int n = live ? 16 : 0;
+  if constexpr (kEvictFirst) {
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;" ::"r"(d), "l"(src), "r"(n), "l"(policy)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(n) : "memory");
+  }
 }
 
 // kDefaultSigns (RHT only): the sign mask is num::kDefaultRhtSignMask, known at compile time, so
 // the flips become the butterflies' operand negations instead of an integer op per element.
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false>
+// kEvictFirst: the loads of x and the stores are marked evict-first in L2 (chosen in nvfp4_tile_kernels.cu).
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false, bool kEvictFirst = false>
 struct Nvfp4Tile : TileThread<T> {
   using Base = TileThread<T>;
   using G = Geometry<T>;
@@ -131,10 +148,10 @@ struct Nvfp4Tile : TileThread<T> {
     const auto dst = [&](int j) { return &sm.x[rg * kBlock + j][slot(j, cl)]; };
     if (live_rows == kBlock) {  // all 16 rows exist (every tile row but a partial last one): no selects
 #pragma unroll
-      for (int j = 0; j < kBlock; ++j) copy_async16(dst(j), row(j));
+      for (int j = 0; j < kBlock; ++j) copy_async16<kEvictFirst>(dst(j), row(j));
     } else {
 #pragma unroll
-      for (int j = 0; j < kBlock; ++j) copy_async16(dst(j), j < live_rows ? row(j) : a.x, j < live_rows);
+      for (int j = 0; j < kBlock; ++j) copy_async16<kEvictFirst>(dst(j), j < live_rows ? row(j) : a.x, j < live_rows);
     }
     if constexpr (kPerToken) prepare_reciprocals(sm);  // needs no amax: before the wait
     wait_for_predecessor();  // launched early: the amaxes below and in prepare() are its output
@@ -162,6 +179,13 @@ struct Nvfp4Tile : TileThread<T> {
   }
 
   __device__ static void wait_loads() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+  // A store of codes or scales.
+  template <typename W>
+  __device__ __forceinline__ static void store(W* p, W v) {
+    if constexpr (kEvictFirst) __stcs(p, v);
+    else *p = v;
+  }
 
   // This thread's vector of its row j.
   __device__ const uint4& vector(const Smem& sm, int j) const { return sm.x[rg * kBlock + j][slot(j, cl)]; }
@@ -259,7 +283,7 @@ struct Nvfp4Tile : TileThread<T> {
         rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (first_row + i) * blocks + c / kBlock), false);
       const bool unclamped = !kPerToken && clamp_free(__uint_as_float(b), o.s_enc6, s);
       const uint2 codes = block_codes(m, rnd, unclamped, kPerToken && m == 0.0f, [&](int e) { return element<T>(v[e / V], e % V); });
-      if (i < live) *reinterpret_cast<uint2*>(dst) = codes;
+      if (i < live) store(reinterpret_cast<uint2*>(dst), codes);
       sm.row_scales[row][bi] = static_cast<uint8_t>(s);
     }
   }
@@ -336,18 +360,18 @@ struct Nvfp4Tile : TileThread<T> {
       const int64_t r = tr * kTile + q * kBlock, c = tc * kTile + col;
       const uint32_t col_bytes = static_cast<uint32_t>(a.rows / 2);  // < 2^32: tile_path_ok
       uint8_t* dst = a.col_codes + c * col_bytes + r / 2;
-      const auto codes = [&](int k) {
-        return sm.col_codes[col + k * kColStep][q ^ ((col / V + k * (kColStep / V)) % kTileBlocks)];
+      const auto put = [&](int k) {  // the staged codes are read first, the address after
+        const uint2 v = sm.col_codes[col + k * kColStep][q ^ ((col / V + k * (kColStep / V)) % kTileBlocks)];
+        store(reinterpret_cast<uint2*>(advance(dst, col_bytes, k * kColStep)), v);
       };
-      const auto out = [&](int k) { return reinterpret_cast<uint2*>(advance(dst, col_bytes, k * kColStep)); };
       if (r < a.rows) {
         if ((tc + 1) * kTile <= a.cols) {  // every column of the tile exists (block-uniform): no checks
 #pragma unroll
-          for (int k = 0; k < kTile / kColStep; ++k) *out(k) = codes(k);
+          for (int k = 0; k < kTile / kColStep; ++k) put(k);
         } else {
 #pragma unroll
           for (int k = 0; k < kTile / kColStep; ++k)
-            if (c + k * kColStep < a.cols) *out(k) = codes(k);
+            if (c + k * kColStep < a.cols) put(k);
         }
       }
       store_scale_words(a.col_scales, sm.col_scales, tc, tr, a.col_scale_cols, a.swizzled);
@@ -370,7 +394,8 @@ struct Nvfp4Tile : TileThread<T> {
     for (int k = 0; k < kTile / kRowStep; ++k) {
       const int row = threadIdx.x / kWords + k * kRowStep;
       const int64_t off = base + (swizzled ? num::swizzled_row_offset(row) : row * padded_cols);
-      *reinterpret_cast<uint32_t*>(dst + off) = *reinterpret_cast<const uint32_t*>(&src[row][w * 4]);
+      const uint32_t v = *reinterpret_cast<const uint32_t*>(&src[row][w * 4]);
+      store(reinterpret_cast<uint32_t*>(dst + off), v);
     }
   }
 };

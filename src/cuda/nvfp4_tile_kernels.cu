@@ -7,9 +7,9 @@ namespace lowp::cuda::nvfp4 {
 namespace {
 
 // Members: MemberMap, or InlineMembers (per-token groups of host rows).
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, typename Members>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs whole, Members g) {
-  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns>;
+  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>;
   extern __shared__ uint4 dynamic_smem[];
   auto& sm = *reinterpret_cast<typename Tile::Smem*>(dynamic_smem);
   TileArgs a;
@@ -52,10 +52,10 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
   if (threadIdx.x == 0) atomic_fold(out, acc);
 }
 
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
-lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, bool early, cudaStream_t st) {
-  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, kDefaultSigns, Members>;
-  constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns>::Smem);
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, typename Members>
+lowp_status launch_kernel_of(const TileArgs& a, const Members& g, unsigned blocks, bool early, cudaStream_t st) {
+  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst, Members>;
+  constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>::Smem);
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
   // The opt-in is per device and, unlike the carveout hint, not recorded: after a cudaDeviceReset
   // a launch without it fails. Set on every launch (fp32 tiles only).
@@ -63,6 +63,17 @@ lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, bo
     LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)),
                         "nvfp4 encode: shared memory opt-in"));
   return launch_kernel(kernel, blocks, Geometry<T>::kThreads, kSmem, st, early, "nvfp4 encode tile kernel", a, g);
+}
+
+// Measured (docs/perf-notes.md): when x fits in L2, evict-first loads and stores make the
+// per-token composite up to 5% faster (likely because K1 left most of x there and the codes then
+// evict the tiles already encoded, not those still to come); at 5x L2 up to 11% slower.
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
+lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, bool early, cudaStream_t st) {
+  if constexpr (kPerToken)
+    if (a.rows * a.cols * static_cast<int64_t>(sizeof(typename T::Raw)) <= l2_cache_bytes())
+      return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, true>(a, g, blocks, early, st);
+  return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, false>(a, g, blocks, early, st);
 }
 
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false>

@@ -169,6 +169,20 @@ TEST(Nvfp4PerTokenGpu, RowwiseOnlyOddRowsAndLargeShapes) {
     c.seed = seed++;
     compare_quantize(tally, c);
   }
+  // x past the L2 size takes the encode's plain loads and stores (smaller x: evict-first ones).
+  int dev = 0, l2 = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev), cudaSuccess);
+  for (int k = 0; k < 2 && !quick_mode(); ++k) {
+    PtCase c;
+    c.cols = 2048;
+    c.rows = (int64_t{l2} / (c.cols * 2) / 16 + 1) * 16 + 16 * k;  // bf16 x just past L2
+    c.rht = c.sr = k == 1;
+    c.layout = k == 1 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
+    c.values = PtValues::kOutlierPerRow;
+    c.seed = seed++;
+    compare_quantize(tally, c);
+  }
 }
 
 // Given amaxes that the encoder must take as they are: zeros, subnormals, values around the
