@@ -73,14 +73,20 @@ __device__ __forceinline__ P* advance(P* p, uint32_t a, uint32_t b) {
   return reinterpret_cast<P*>(d);
 }
 
-// cp.async of 16 bytes; kEvictFirst: under an evict-first L2 policy.
+// An L2 policy that marks the lines it touches evict-first.
+__device__ __forceinline__ uint64_t evict_first_policy() {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// cp.async of 16 bytes; kEvictFirst: under evict_first_policy().
 template <bool kEvictFirst>
 __device__ __forceinline__ void copy_async16(void* dst, const void* src) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   if constexpr (kEvictFirst) {
-    uint64_t policy;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "l"(policy) : "memory");
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "l"(evict_first_policy())
+                 : "memory");
   } else {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
   }
@@ -92,9 +98,8 @@ __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool li
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   const int n = live ? 16 : 0;
   if constexpr (kEvictFirst) {
-    uint64_t policy;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;" ::"r"(d), "l"(src), "r"(n), "l"(policy)
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;" ::"r"(d), "l"(src), "r"(n),
+                 "l"(evict_first_policy())
                  : "memory");
   } else {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(n) : "memory");
