@@ -28,6 +28,8 @@
 //   grouped8_host  grouped8 with member_rows in host memory (the launch knows the tile count)
 //   grouped8_worst grouped8 with the split of the most tiles (M >= 1024, M % 1024 == 0): seven
 //                  members of M/8 + 16 rows, one of M/8 - 112 (device rows: no surplus block)
+//   grouped8_uneven grouped8 with a routing-like split (M % 1024 == 0): members of 1.5, 0.5,
+//                  1.25, 0.75, 1, 1.375, 0.625 and 1 times M/8 rows
 //
 // Bytes that must move (the floor) with n = M*K, S = both orientations' padded scale arrays
 // (roundup(R,128) * roundup(B,4) bytes each, the same in both layouts), Am = 4M + 4K:
@@ -37,7 +39,7 @@
 //   k2                     1 read of x (2n) + codes + S + Am (reads the amaxes)
 //   swizzle                2S (read compact, write swizzled)
 //   tensor_rht_sr          3 reads of x (6n) + codes + S + 8
-//   groupedN, grouped8_r128, _host, _worst
+//   groupedN, grouped8_r128, _host, _worst, _uneven
 //                          token's, with S of the members' own padded arrays and Am = 4M + 4NK
 //   grouped8_k1, _k2       k1's and k2's, with grouped8's S and Am
 // frac = (floor / time) / copy bandwidth (read + write of a large D2D cudaMemcpyAsync, the better
@@ -73,9 +75,10 @@ using namespace lowp_bench;
 constexpr int64_t kHeadM = 16384, kHeadK = 8192;  // the headline shape (KEY line)
 constexpr uint32_t kOutlierEvery = 65536;
 constexpr int kMaxSets = 64;
-// Grouped ops' member counts: N = 8 and 64 equal splits, and N = 8 split the worst way (grouped8_worst).
-constexpr int kGroups = 3;
-constexpr int64_t kGroupN[kGroups] = {8, 64, 8};
+// Grouped ops' member counts: N = 8 and 64 equal splits, and N = 8 split the worst way
+// (grouped8_worst) and unevenly (grouped8_uneven).
+constexpr int kGroups = 4;
+constexpr int64_t kGroupN[kGroups] = {8, 64, 8, 8};
 
 struct Run : RunInfo {
   std::vector<OpRow> rows;
@@ -102,7 +105,7 @@ struct Summary {
   double token = NAN, k1 = NAN, k2 = NAN, tensor = NAN, token_frac = NAN, k2_frac = NAN;
   double fused = NAN, sep = NAN, g8 = NAN, g64 = NAN;  // g8, g64: grouped / single
   double g8r = NAN;                                    // grouped8_r128 / single
-  double g8h = NAN, g8w = NAN;                         // grouped8_host, grouped8_worst / single
+  double g8h = NAN, g8w = NAN, g8u = NAN;              // grouped8_host, _worst, _uneven / single
   bool star = false;                                   // some value from an eager time
 };
 
@@ -124,6 +127,7 @@ Summary summary_of(int64_t m, int64_t k) {
   s.g64 = ms("grouped64", m, k, st) / s.token;
   s.g8h = ms("grouped8_host", m, k, st) / s.token;
   s.g8w = ms("grouped8_worst", m, k, st) / s.token;
+  s.g8u = ms("grouped8_uneven", m, k, st) / s.token;
   return s;
 }
 
@@ -217,15 +221,15 @@ void print_table() {
   }
   std::printf("\nper shape (graph ms; * = some value from eager): tensor/token = tensor_rht_sr / token;"
               " frac of the floors;\nfused = swz_fused, sep = swz_sep; g8, g64 = grouped N / single token; g8r128 ="
-              " grouped8_r128 / single token;\ng8h, g8w = grouped8_host, grouped8_worst / single token\n");
-  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s %6s %5s %5s\n", "M", "K", "token", "k1", "k2",
-              "tensor", "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64", "g8r128", "g8h", "g8w");
+              " grouped8_r128 / single token;\ng8h, g8w, g8u = grouped8_host, grouped8_worst, grouped8_uneven / single token\n");
+  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s %6s %5s %5s %5s\n", "M", "K", "token", "k1", "k2",
+              "tensor", "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64", "g8r128", "g8h", "g8w", "g8u");
   for (const Shape& sh : distinct_shapes(g_run.rows)) {
     const Summary s = summary_of(sh.m, sh.k);
-    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f %6.2f %5.2f %5.2f%s\n",
+    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f %6.2f %5.2f %5.2f %5.2f%s\n",
                 static_cast<long long>(s.m), static_cast<long long>(s.k), cell(s.token).c_str(), cell(s.k1).c_str(),
                 cell(s.k2).c_str(), cell(s.tensor).c_str(), s.tensor / s.token, s.token_frac, s.k2_frac,
-                cell(s.fused).c_str(), cell(s.sep).c_str(), s.g8, s.g64, s.g8r, s.g8h, s.g8w, s.star ? " *" : "");
+                cell(s.fused).c_str(), cell(s.sep).c_str(), s.g8, s.g64, s.g8r, s.g8h, s.g8w, s.g8u, s.star ? " *" : "");
   }
   print_notes_and_warnings(g_run);
   std::fflush(stdout);
@@ -296,6 +300,16 @@ std::vector<int64_t> worst_split8(int64_t M) {
   if (M < 1024 || M % 1024 != 0) return {};
   std::vector<int64_t> out(7, M / 8 + 16);
   out.push_back(M / 8 - 112);
+  return out;
+}
+
+// An uneven split of M rows into 8 members, as routing might give: 1.5, 0.5, 1.25, 0.75, 1,
+// 1.375, 0.625 and 1 times M / 8 (multiples of 16 rows when M % 1024 == 0; empty otherwise).
+std::vector<int64_t> uneven_split8(int64_t M) {
+  if (M % 1024 != 0) return {};
+  const int64_t eighths[8] = {12, 4, 10, 6, 8, 11, 5, 8};  // in M / 64 rows: they sum to 64
+  std::vector<int64_t> out;
+  for (int64_t e : eighths) out.push_back(e * (M / 64));
   return out;
 }
 
@@ -410,7 +424,9 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
   std::vector<int64_t> members[kGroups];
   for (int g = 0; g < 2; ++g) members[g] = equal_split(M, kGroupN[g]);
   members[2] = worst_split8(M);
-  int64_t* d_members[kGroups] = {A.member_rows, A.member_rows + kGroupN[0], A.member_rows + kGroupN[0] + kGroupN[1]};
+  members[3] = uneven_split8(M);
+  int64_t* d_members[kGroups] = {A.member_rows, A.member_rows + kGroupN[0], A.member_rows + kGroupN[0] + kGroupN[1],
+                                 A.member_rows + kGroupN[0] + kGroupN[1] + kGroupN[2]};
   for (int g = 0; g < kGroups; ++g)
     if (!members[g].empty())
       CUDA_CHECK(cudaMemcpy(d_members[g], members[g].data(), members[g].size() * sizeof(int64_t), cudaMemcpyHostToDevice));
@@ -514,7 +530,7 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     if (members[g].empty()) continue;
     const double Sg = static_cast<double>(grouped_scale_bytes(members[g], K));
     const double Ag = 4.0 * static_cast<double>(M + kGroupN[g] * K);
-    const char* name = g == 0 ? "grouped8" : g == 1 ? "grouped64" : "grouped8_worst";
+    const char* name = g == 0 ? "grouped8" : g == 1 ? "grouped64" : g == 2 ? "grouped8_worst" : "grouped8_uneven";
     ops.push_back({name, 4 * n + n + Sg + Ag, grouped(g, false, 0), g});
     if (g == 0) {  // the two halves of grouped8, against k1 and k2; grouped8 told its rows are 128-multiples
       ops.push_back({"grouped8_k1", 2 * n + Ag, grouped_k1, g});
@@ -604,7 +620,7 @@ int main(int argc, char** argv) {
   A.col_a = static_cast<float*>(device_alloc(A.ca_floats * sizeof(float), "columnwise amaxes"));
   A.tensor_a = static_cast<float*>(device_alloc(2 * kMaxSets * sizeof(float), "per-tensor amaxes"));
   A.rng = static_cast<uint64_t*>(device_alloc(16, "rng state"));
-  const int64_t member_slots = kGroupN[0] + kGroupN[1] + kGroupN[2];
+  const int64_t member_slots = kGroupN[0] + kGroupN[1] + kGroupN[2] + kGroupN[3];
   A.member_rows = static_cast<int64_t*>(device_alloc(static_cast<size_t>(member_slots) * sizeof(int64_t), "member rows"));
   A.ws = device_alloc(std::max<size_t>(A.ws_bytes, 8), "grouped workspace");
   const uint64_t rng[2] = {1234, 0};

@@ -94,6 +94,9 @@ lowp_status launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned blo
 int sm_count();
 // L2 size of the current device in bytes (cached per device; 0 when unknown).
 int64_t l2_cache_bytes();
+// Dynamic shared memory per block with which at most `blocks` blocks fit on one multiprocessor
+// of the current device (cached attributes; 0 when unknown).
+size_t smem_for_blocks_per_sm(int blocks);
 
 __host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 

@@ -204,6 +204,7 @@ lowp_status prepare_group(const Nvfp4GroupRows& g, int64_t total_rows, const Gro
                          rows, g.n, total_rows, multiple, ws, zero));
   out->members.map = {g.n,    map_array(ws, g.n, 0), map_array(ws, g.n, 1), map_array(ws, g.n, 2),
                        ws + 1, launch_slots(g, total_rows, multiple), rows, total_rows, multiple};
+  out->worst_split_sized = g.rows_on_device && out->members.map.slot_bound > tile_count(total_rows);
   return LOWP_SUCCESS;
 }
 

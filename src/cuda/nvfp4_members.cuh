@@ -39,6 +39,7 @@ struct InlineMembers {
 struct GroupLaunch {
   InlineMembers members{};
   bool rows_inline = false;
+  bool worst_split_sized = false;  // device rows: map().slot_bound exceeds the fewest slots a split has
   const MemberMap& map() const { return members.map; }
 };
 

@@ -1,5 +1,7 @@
 // The NVFP4 tile kernels (one block per 128 x 128 tile) and their dispatch: the encode of both
 // orientations, and the per-tensor exact post-RHT amax pass (RHT + amax fused, one read of x).
+#include <algorithm>
+
 #include "nvfp4_launch.h"
 #include "timeline.cuh"
 
@@ -52,28 +54,45 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
   if (threadIdx.x == 0) atomic_fold(out, acc);
 }
 
+// smem_floor: dynamic shared memory the launch takes at least (to cap its blocks per SM).
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, typename Members>
-lowp_status launch_kernel_of(const TileArgs& a, const Members& g, unsigned blocks, bool early, cudaStream_t st) {
+lowp_status launch_kernel_of(const TileArgs& a, const Members& g, unsigned blocks, size_t smem_floor, bool early,
+                             cudaStream_t st) {
   const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst, Members>;
-  constexpr size_t kSmem = sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>::Smem);
+  const size_t smem = std::max(sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>::Smem), smem_floor);
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
   // The opt-in is per device and, unlike the carveout hint, not recorded: after a cudaDeviceReset
-  // a launch without it fails. Set on every launch (fp32 tiles only).
-  if (kSmem > 48 * 1024)
-    LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)),
+  // a launch without it fails. Set on every launch that needs it (fp32 tiles, capped launches).
+  if (smem > 48 * 1024)
+    LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                         "nvfp4 encode: shared memory opt-in"));
-  return launch_kernel(kernel, blocks, Geometry<T>::kThreads, kSmem, st, early, "nvfp4 encode tile kernel", a, g);
+  return launch_kernel(kernel, blocks, Geometry<T>::kThreads, smem, st, early, "nvfp4 encode tile kernel", a, g);
 }
 
 // Measured (docs/perf-notes.md): when x fits in L2, evict-first loads and stores make the
 // per-token composite up to 5% faster (likely because K1 left most of x there and the codes then
 // evict the tiles already encoded, not those still to come); at 5x L2 up to 11% slower.
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
-lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, bool early, cudaStream_t st) {
+lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, size_t smem_floor, bool early, cudaStream_t st) {
   if constexpr (kPerToken)
     if (a.rows * a.cols * static_cast<int64_t>(sizeof(typename T::Raw)) <= l2_cache_bytes())
-      return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, true>(a, g, blocks, early, st);
-  return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, false>(a, g, blocks, early, st);
+      return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, true>(a, g, blocks, smem_floor, early, st);
+  return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, false>(a, g, blocks, smem_floor, early, st);
+}
+
+// A launch sized for the worst split (device rows) runs its live tiles first and its surplus
+// blocks after. With 5 blocks per SM the live ones piled up on a few SMs (H100 timeline, N = 8 at
+// 1024 x 4096: 4 live tiles on some SMs, 2 on most). Capped at 3 per SM when the fewest live tiles
+// any split has fit so and every split fits in two rounds of them; measured (H100, graph):
+// equal, uneven and worst splits 3-12% faster at the shapes this caps, the worst split at
+// 1024 x 4096 1-2% slower. A cap of 2 was faster for the equal split but up to 16% slower for
+// splits with more tiles, and larger launches lose more from fewer blocks per SM than they gain
+// (docs/perf-notes.md).
+size_t group_smem_floor(const TileArgs& a, const GroupLaunch& g, unsigned blocks) {
+  constexpr int kCap = 3;
+  const int64_t one_round = int64_t{kCap} * sm_count();
+  if (!g.worst_split_sized || blocks > 2 * one_round || tile_count(g.map().total_rows) * a.col_tiles > one_round) return 0;
+  return smem_for_blocks_per_sm(kCap);
 }
 
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false>
@@ -82,8 +101,8 @@ lowp_status launch(const TileArgs& a, const GroupLaunch& g, bool early, cudaStre
   LOWP_TRY(launch_blocks(a, g.map(), "nvfp4 encode", &blocks));
   if (blocks == 0) return LOWP_SUCCESS;
   if constexpr (kPerToken)  // groups are per-token only
-    if (g.rows_inline) return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.members, blocks, early, st);
-  return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.map(), blocks, early, st);
+    if (g.rows_inline) return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.members, blocks, 0, early, st);
+  return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.map(), blocks, group_smem_floor(a, g, blocks), early, st);
 }
 
 // RHT with the default sign mask takes the kernel that has it built in.
