@@ -89,9 +89,10 @@ lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, si
 // splits with more tiles, and larger launches lose more from fewer blocks per SM than they gain
 // (docs/perf-notes.md).
 size_t group_smem_floor(const TileArgs& a, const GroupLaunch& g, unsigned blocks) {
+  if (!g.worst_split_sized) return 0;  // every other launch (the single tensor's too) asks nothing more
   constexpr int kCap = 3;
   const int64_t one_round = int64_t{kCap} * sm_count();
-  if (!g.worst_split_sized || blocks > 2 * one_round || tile_count(g.map().total_rows) * a.col_tiles > one_round) return 0;
+  if (blocks > 2 * one_round || tile_count(g.map().total_rows) * a.col_tiles > one_round) return 0;
   return smem_for_blocks_per_sm(kCap);
 }
 
