@@ -8,6 +8,8 @@
 //   token          lowp_quantize, LOWP_SCALING_NVFP4_PER_TOKEN, RN, no RHT: K1 (amax pass) + K2
 //   k1             lowp_nvfp4_amax_per_token alone (row and column amaxes, no RHT)
 //   k2             the token encode alone (cfg.amax_given = 1, the amaxes of k1)
+//   k2_subnormal   k2 given amaxes 3e4 times k1's: every block's UE4M3 scale is subnormal, so the
+//                  RN encode clamps every block (its slow path: each pass encoded twice)
 //   token_row      token making the rowwise copy only (K1 folds row amaxes only)
 //   token_col      token making the columnwise copy only
 //   token_rht      token with cfg.rht = 1 (RHT16 on the columnwise copy, in K1 and K2)
@@ -360,6 +362,7 @@ struct Arenas {
   uint8_t *row_s = nullptr, *col_s = nullptr;  // scales written by the quantize calls
   uint8_t *row_z = nullptr, *col_z = nullptr;  // standalone swizzle outputs
   float *row_a = nullptr, *col_a = nullptr;    // per-token amaxes
+  float *row_big = nullptr, *col_big = nullptr;  // the same times kBigAmax (k2_subnormal)
   float* tensor_a = nullptr;                   // per-tensor amaxes, 2 per set
   uint64_t* rng = nullptr;
   int64_t* member_rows = nullptr;              // [8] then [64]
@@ -371,7 +374,19 @@ struct Set {
   lowp_tensor x;
   uint8_t *row, *col, *row_s, *col_s, *row_z, *col_z;
   float *row_a, *col_a, *tensor_a;
+  float *row_big, *col_big;
 };
+
+// k2_subnormal's amax factor: the largest block of a row then has v = 448 / 3e4 < 2^-6.
+constexpr float kBigAmax = 3e4f;
+
+// dst = src * kBigAmax, n floats of device memory.
+void scaled_amaxes(const float* src, float* dst, int64_t n) {
+  std::vector<float> h(static_cast<size_t>(n));
+  CUDA_CHECK(cudaMemcpy(h.data(), src, h.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (float& v : h) v *= kBigAmax;
+  CUDA_CHECK(cudaMemcpy(dst, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+}
 
 lowp_quantized_tensor q_of(const Set& t, const Plan& p, lowp_scaling scaling, lowp_scale_layout layout) {
   lowp_quantized_tensor q{};
@@ -418,6 +433,8 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     t.col_z = A.col_z + i * p.cs_stride;
     t.row_a = A.row_a + i * p.ra_stride;
     t.col_a = A.col_a + i * p.ca_stride;
+    t.row_big = A.row_big + i * p.ra_stride;
+    t.col_big = A.col_big + i * p.ca_stride;
     t.tensor_a = A.tensor_a + 2 * i;
   }
   // Grouped member rows, uploaded once per shape.
@@ -501,6 +518,16 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
   // an error (e.g. LOWP_ERROR_UNSUPPORTED) ends the run here.
   std::snprintf(g_phase, sizeof g_phase, "k1 (untimed amaxes for k2) %s", shape.c_str());
   for (int s = 0; s < nbuf; ++s) LOWP_CHECK(k1(s));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (const Set& t : sets) scaled_amaxes(t.row_a, t.row_big, M), scaled_amaxes(t.col_a, t.col_big, K);
+  auto k2_subnormal = [&](int s) {
+    const Set& t = sets[static_cast<size_t>(s)];
+    lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);
+    q.rowwise.amax = t.row_big;
+    q.columnwise.amax = t.col_big;
+    const lowp_quant_config c = token_cfg(false, false, true);
+    return lowp_quantize(&t.x, &q, &c, st);
+  };
 
   const double n = static_cast<double>(p.n);
   const double S = static_cast<double>(p.single.scale_inv_bytes[0] + p.single.scale_inv_bytes[1]);
@@ -516,6 +543,7 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
       {"token", token_floor, token_rn, -1},
       {"k1", 2 * n + Am, k1, -1},
       {"k2", 2 * n + n + S + Am, token(false, false, true, LOWP_SCALE_LAYOUT_COMPACT), -1},
+      {"k2_subnormal", 2 * n + n + S + Am, k2_subnormal, -1},
       {"token_row", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[0]) + 4.0 * M, token(false, false, false, LOWP_SCALE_LAYOUT_COMPACT, true, false), -1},
       {"token_col", 4 * n + n / 2 + static_cast<double>(p.single.scale_inv_bytes[1]) + 4.0 * K, token(false, false, false, LOWP_SCALE_LAYOUT_COMPACT, false, true), -1},
       {"token_rht", token_floor, token(true, false, false, LOWP_SCALE_LAYOUT_COMPACT), -1},
@@ -618,6 +646,8 @@ int main(int argc, char** argv) {
   A.col_z = static_cast<uint8_t*>(device_alloc(A.cs_bytes, "columnwise swizzled scales"));
   A.row_a = static_cast<float*>(device_alloc(A.ra_floats * sizeof(float), "rowwise amaxes"));
   A.col_a = static_cast<float*>(device_alloc(A.ca_floats * sizeof(float), "columnwise amaxes"));
+  A.row_big = static_cast<float*>(device_alloc(A.ra_floats * sizeof(float), "rowwise amaxes x kBigAmax"));
+  A.col_big = static_cast<float*>(device_alloc(A.ca_floats * sizeof(float), "columnwise amaxes x kBigAmax"));
   A.tensor_a = static_cast<float*>(device_alloc(2 * kMaxSets * sizeof(float), "per-tensor amaxes"));
   A.rng = static_cast<uint64_t*>(device_alloc(16, "rng state"));
   const int64_t member_slots = kGroupN[0] + kGroupN[1] + kGroupN[2] + kGroupN[3];

@@ -55,8 +55,7 @@ __device__ __forceinline__ uint32_t encode_values_as(float m, const uint4& rnd, 
   }
 }
 
-// encode_values_as. RN skips the clamp to 6 in blocks where clamp_free() says no value needs it
-// (per-tensor only: measured, the per-token encode ran 3% slower with the second copy of the encode).
+// encode_values_as, RN with or without the clamp to 6 (Nvfp4Tile::skips_clamp).
 template <bool kSr, typename ValueAt, typename Signs>
 __device__ __forceinline__ uint32_t encode_values(float m, const uint4& rnd, int t0, bool unclamped, ValueAt value_at,
                                                   Signs signs) {
@@ -117,6 +116,12 @@ struct Nvfp4Tile : TileThread<T> {
   static constexpr int V = G::V;
   static constexpr int kScaleCodes = 128;  // UE4M3 block scales are 0..0x7E (satfinite)
   static constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
+  // Per-token RN encodes every block without the clamp to 6 (one instruction per element fewer)
+  // and reports the passes that had a block needing it (not normal_unsaturated: a subnormal or
+  // saturated scale, NaN or inf); the kernel then encodes those passes again, clamped. A
+  // per-block choice between two copies of the encode (the per-tensor way) made the per-token
+  // encode slower (docs/perf-notes.md).
+  static constexpr bool kClampLater = kPerToken && !kSr;
 
   // Dynamic shared memory (the fp32 tile alone is 64 KiB).
   struct Smem {
@@ -239,6 +244,16 @@ struct Nvfp4Tile : TileThread<T> {
     return make_uint2(lo, hi);
   }
 
+  // Whether a block's RN encode skips the clamp to 6. Per-tensor: when normal_unsaturated or
+  // all-zero. kClampLater: always in the first pass (kRedo false), setting redo when the block
+  // needed it (a zero block's codes are forced to 0 anyway); never in the second.
+  template <bool kRedo>
+  __device__ static bool skips_clamp(float b, const OuterScale& o, uint32_t s, bool zero_block, bool& redo) {
+    if constexpr (!kClampLater) return !kPerToken && (normal_unsaturated(b, o.s_enc6, s) || b == 0.0f);
+    redo |= !(normal_unsaturated(b, o.s_enc6, s) || zero_block);  // b == 0: a zero block (scale 0)
+    return !kRedo;
+  }
+
   // An SR block index, below 2^32 (tile_path_ok).
   __device__ static uint64_t block_index(uint64_t b) { return static_cast<uint32_t>(b); }
 
@@ -254,7 +269,9 @@ struct Nvfp4Tile : TileThread<T> {
     return num::nvfp4_multiplier_per_token_prepared(o.s_enc, r.x, r.y);
   }
 
-  __device__ void encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
+  // Returns whether the pass must run again with kRedo (skips_clamp).
+  template <bool kRedo = false>
+  __device__ bool encode_rows(const TileArgs& a, Smem& sm, uint32_t tile16) const {
     constexpr int L = G::kLanesPerBlock;
     OuterScale o = row_outer;
     const int share = cl % L, bi = cl / L;  // its rows' share and its block of the tile row
@@ -270,6 +287,7 @@ struct Nvfp4Tile : TileThread<T> {
     // The rows lie in one share of a 16-row group, so every one has slot(row, c) == c ^ share:
     // the loop only steps a row pointer.
     const uint4* src = &sm.x[row0][0];
+    bool redo = false;
 #pragma unroll 1
     for (int i = 0; i < kRowShare; ++i, dst += code_stride, src += G::kColLanes) {
       const int row = row0 + i;
@@ -286,16 +304,20 @@ struct Nvfp4Tile : TileThread<T> {
       uint4 rnd{};
       if constexpr (kSr)
         rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (first_row + i) * blocks + c / kBlock), false);
-      const bool unclamped = !kPerToken && clamp_free(__uint_as_float(b), o.s_enc6, s);
-      const uint2 codes = block_codes(m, rnd, unclamped, kPerToken && m == 0.0f, [&](int e) { return element<T>(v[e / V], e % V); });
+      const bool zero_block = kPerToken && m == 0.0f;
+      const bool unclamped = skips_clamp<kRedo>(__uint_as_float(b), o, s, zero_block, redo);
+      const uint2 codes = block_codes(m, rnd, unclamped, zero_block, [&](int e) { return element<T>(v[e / V], e % V); });
       if (i < live) store(reinterpret_cast<uint2*>(dst), codes);
       sm.row_scales[row][bi] = static_cast<uint8_t>(s);
     }
+    return redo;
   }
 
   // One 32-bit word of columns per step, rolled. Lanes whose words share a bank start at
   // different words, so the 16 row reads of a step are conflict-free.
-  __device__ void encode_cols(const TileArgs& a, Smem& sm, uint32_t tile16) const {
+  // Returns whether the pass must run again with kRedo (skips_clamp).
+  template <bool kRedo = false>
+  __device__ bool encode_cols(const TileArgs& a, Smem& sm, uint32_t tile16) const {
     const int64_t blocks = a.rows / kBlock;  // rows % 16 == 0 when columnwise is produced
     uint64_t seed = 0, offset = 0;
     if constexpr (kSr) seed = a.rng_state[0], offset = a.rng_state[1];
@@ -305,6 +327,7 @@ struct Nvfp4Tile : TileThread<T> {
     for (int q = 0; q < G::kLanesPerBlock; ++q) words[q] = reinterpret_cast<const uint32_t*>(&vector(sm, q * kRowShare));
     constexpr int kRowWords = G::kColLanes * 4;
     const int first = (threadIdx.x >> 3) & 3;
+    bool redo = false;
 #pragma unroll 1
     for (int i = 0; i < 4; ++i) {
       const int w = (i + first) & 3;
@@ -317,13 +340,15 @@ struct Nvfp4Tile : TileThread<T> {
       }
       acc = clear_folded_signs<T>(acc);
 #pragma unroll
-      for (int h = 0; h < kPerWord<T>; ++h) encode_col(a, sm, tile16, blocks, seed, offset, raw, acc, w * kPerWord<T> + h, h);
+      for (int h = 0; h < kPerWord<T>; ++h) encode_col<kRedo>(a, sm, tile16, blocks, seed, offset, raw, acc, w * kPerWord<T> + h, h, redo);
     }
+    return redo;
   }
 
   // Column e of the thread's vector (element h of its word) from the raw words of its 16 rows.
+  template <bool kRedo>
   __device__ void encode_col(const TileArgs& a, Smem& sm, uint32_t tile16, int64_t blocks, uint64_t seed, uint64_t offset,
-                             const uint32_t (&raw)[kBlock], uint32_t acc, int e, int h) const {
+                             const uint32_t (&raw)[kBlock], uint32_t acc, int e, int h, bool& redo) const {
     const int tcol = cl * V + e;
     const OuterScale o = kPerToken ? staged_outer(sm, 1, tcol) : col_outer;
     // The RHT's sign flips: left to the transform when the mask is known, else applied here.
@@ -345,7 +370,7 @@ struct Nvfp4Tile : TileThread<T> {
     if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
     uint4 rnd{};
     if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (c0 + e) * blocks + r0 / kBlock), true);
-    const bool unclamped = !kPerToken && clamp_free(b, o.s_enc6, s);
+    const bool unclamped = skips_clamp<kRedo>(b, o, s, zero_block, redo);
     const auto value_at = [&](int j) { return v[j]; };
     uint2 codes;
     // Per-tensor RHT: the pairs carry the values' signs (m > 0; a NaN is positive there too).

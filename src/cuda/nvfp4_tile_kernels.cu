@@ -30,8 +30,11 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(Tile
   __syncthreads();
   tl.stamp(timeline::kLoaded);
   const uint32_t tile16 = (Tile::k2dPossible && a.block_2d) ? t.tile16_amax(sm) : 0u;
-  if (a.col_codes != nullptr) t.encode_cols(a, sm, tile16);
-  if (a.row_codes != nullptr) t.encode_rows(a, sm, tile16);
+  const bool redo_cols = a.col_codes != nullptr && t.encode_cols(a, sm, tile16);
+  const bool redo_rows = a.row_codes != nullptr && t.encode_rows(a, sm, tile16);
+  // Rare (Nvfp4Tile::kClampLater): the thread's pass had a block that needs the clamp.
+  if (redo_cols) t.template encode_cols<true>(a, sm, tile16);
+  if (redo_rows) t.template encode_rows<true>(a, sm, tile16);
   __syncthreads();
   t.store_staged(a, sm);
   tl.stamp(timeline::kExit);

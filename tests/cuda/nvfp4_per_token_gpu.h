@@ -167,9 +167,10 @@ class Tally {
 
 // Value sets for per-token tests. Every set then gets all-zero rows (alternately -0) and all-zero
 // columns, so rows and columns with amax 0 occur in both orientations.
-enum class PtValues { kMixed, kOutlierPerRow, kTies, kSpecials, kDenormals, kHugeRange, kTiny, kCount };
+enum class PtValues { kMixed, kOutlierPerRow, kTies, kSpecials, kDenormals, kHugeRange, kTiny, kSubnormalScales, kCount };
 inline const char* values_name(PtValues v) {
-  static const char* names[] = {"mixed", "outlier_per_row", "ties", "specials", "denormals", "huge_range", "tiny"};
+  static const char* names[] = {"mixed",      "outlier_per_row", "ties", "specials", "denormals",
+                                "huge_range", "tiny",            "subnormal_scales"};
   return names[static_cast<int>(v)];
 }
 
@@ -191,10 +192,15 @@ inline std::vector<uint8_t> pt_values(lowp_dtype t, int64_t rows, int64_t cols, 
     case PtValues::kHugeRange: x = fuzz_tensor(t, rows, cols, Fill::kHugeRange, seed); break;
     // Near the 1e-12 floor of the per-token S_enc (fp16: near its subnormals).
     case PtValues::kTiny: x = from_floats(t == LOWP_DTYPE_FLOAT16 ? 1e-6f : 1e-13f, false); break;
-    default: {  // kOutlierPerRow: the row's other blocks are negligible next to it (scale 0)
-      x = from_floats(1.0f, false);
-      const float huge = t == LOWP_DTYPE_FLOAT16 ? 60000.0f : 1e30f;
+    // kOutlierPerRow: the row's other blocks are negligible next to it (scale 0).
+    // kSubnormalScales: outliers 3e4-5e5 times the other values, whose blocks (and those of the
+    // outliers' columns) then take UE4M3 subnormal scales: values past 6 before the E2M1 clamp.
+    default: {
+      const bool subnormal = v == PtValues::kSubnormalScales, fp16 = t == LOWP_DTYPE_FLOAT16;
+      x = from_floats(subnormal && fp16 ? 0.5f : 1.0f, false);
+      const float pool[] = {3e4f, 6e4f, 1.2e5f, 2.5e5f, 4.5e5f};
       for (int64_t r = 0; r < rows; ++r) {
+        const float huge = !subnormal ? (fp16 ? 60000.0f : 1e30f) : pool[rng.below(fp16 ? 2 : 5)];
         const auto o = encode({(r & 1) ? -huge : huge}, t);
         std::memcpy(
             &x[static_cast<size_t>(r * cols + static_cast<int64_t>(rng.below(static_cast<uint32_t>(cols)))) * es],
