@@ -35,9 +35,9 @@ __device__ __forceinline__ uint32_t e2m1_rn_magnitude_unclamped(float y) {
 }
 
 // True when a block has a normal scale (s >= 8) whose unrounded value v = b * s_enc / 6 is at
-// most 480: every |x * m| is then below 7, so RN may skip the clamp. Its block max lands within 6 * max(1 + 2^-4, 480 / 448) < 7 (the scale's rounding or saturation), and the
-// multiplier is finite. Subnormal scales, saturated ones (NaN and inf blocks among them) and SR
-// keep the clamp.
+// most 480: every |x * m| is then below 7, so RN may skip the clamp. Its block max lands within
+// 6 * max(1 + 2^-4, 480 / 448) < 7 (the scale's rounding or saturation), and the multiplier is
+// finite. Subnormal scales, saturated ones (NaN and inf blocks among them) and SR keep the clamp.
 __device__ __forceinline__ bool normal_unsaturated(float block_amax, float s_enc6, uint32_t s) {
   return s >= 8u && __fmul_rn(block_amax, s_enc6) <= 480.0f;
 }
