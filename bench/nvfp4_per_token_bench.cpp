@@ -519,7 +519,10 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
   std::snprintf(g_phase, sizeof g_phase, "k1 (untimed amaxes for k2) %s", shape.c_str());
   for (int s = 0; s < nbuf; ++s) LOWP_CHECK(k1(s));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (const Set& t : sets) scaled_amaxes(t.row_a, t.row_big, M), scaled_amaxes(t.col_a, t.col_big, K);
+  for (const Set& t : sets) {
+    scaled_amaxes(t.row_a, t.row_big, M);
+    scaled_amaxes(t.col_a, t.col_big, K);
+  }
   auto k2_subnormal = [&](int s) {
     const Set& t = sets[static_cast<size_t>(s)];
     lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);

@@ -79,21 +79,10 @@ __device__ __forceinline__ uint64_t evict_first_policy() {
   return policy;
 }
 
-// cp.async of 16 bytes; kEvictFirst: under evict_first_policy().
+// cp.async of 16 bytes, zero-filled when !live (then nothing is read); kEvictFirst: under
+// evict_first_policy().
 template <bool kEvictFirst>
-__device__ __forceinline__ void copy_async16(void* dst, const void* src) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (kEvictFirst) {
-    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "l"(evict_first_policy())
-                 : "memory");
-  } else {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
-  }
-}
-
-// The same, zero-filled when !live (then nothing is read).
-template <bool kEvictFirst>
-__device__ __forceinline__ void copy_async16(void* dst, const void* src, bool live) {
+__device__ __forceinline__ void copy_async16(void* dst, const void* src, bool live = true) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   const int n = live ? 16 : 0;
   if constexpr (kEvictFirst) {
@@ -249,7 +238,7 @@ struct Nvfp4Tile : TileThread<T> {
   // needed it (a zero block's codes are forced to 0 anyway); never in the second.
   template <bool kRedo>
   __device__ static bool skips_clamp(float b, const OuterScale& o, uint32_t s, bool zero_block, bool& redo) {
-    if constexpr (!kClampLater) return !kPerToken && (normal_unsaturated(b, o.s_enc6, s) || b == 0.0f);
+    if constexpr (!kClampLater) return normal_unsaturated(b, o.s_enc6, s) || b == 0.0f;  // SR ignores it
     redo |= !(normal_unsaturated(b, o.s_enc6, s) || zero_block);  // b == 0: a zero block (scale 0)
     return !kRedo;
   }
