@@ -81,6 +81,10 @@ constexpr int kMaxSets = 64;
 // (grouped8_worst) and unevenly (grouped8_uneven).
 constexpr int kGroups = 4;
 constexpr int64_t kGroupN[kGroups] = {8, 64, 8, 8};
+constexpr const char* kGroupName[kGroups] = {"grouped8", "grouped64", "grouped8_worst", "grouped8_uneven"};
+
+// Offset of group g's member rows in Arenas::member_rows (the groups' rows back to back).
+constexpr int64_t member_offset(int g) { return g == 0 ? 0 : member_offset(g - 1) + kGroupN[g - 1]; }
 
 struct Run : RunInfo {
   std::vector<OpRow> rows;
@@ -309,9 +313,9 @@ std::vector<int64_t> worst_split8(int64_t M) {
 // 1.375, 0.625 and 1 times M / 8 (multiples of 16 rows when M % 1024 == 0; empty otherwise).
 std::vector<int64_t> uneven_split8(int64_t M) {
   if (M % 1024 != 0) return {};
-  const int64_t eighths[8] = {12, 4, 10, 6, 8, 11, 5, 8};  // in M / 64 rows: they sum to 64
+  const int64_t parts[8] = {12, 4, 10, 6, 8, 11, 5, 8};  // in units of M / 64 rows: they sum to 64
   std::vector<int64_t> out;
-  for (int64_t e : eighths) out.push_back(e * (M / 64));
+  for (int64_t e : parts) out.push_back(e * (M / 64));
   return out;
 }
 
@@ -442,8 +446,8 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
   for (int g = 0; g < 2; ++g) members[g] = equal_split(M, kGroupN[g]);
   members[2] = worst_split8(M);
   members[3] = uneven_split8(M);
-  int64_t* d_members[kGroups] = {A.member_rows, A.member_rows + kGroupN[0], A.member_rows + kGroupN[0] + kGroupN[1],
-                                 A.member_rows + kGroupN[0] + kGroupN[1] + kGroupN[2]};
+  int64_t* d_members[kGroups];
+  for (int g = 0; g < kGroups; ++g) d_members[g] = A.member_rows + member_offset(g);
   for (int g = 0; g < kGroups; ++g)
     if (!members[g].empty())
       CUDA_CHECK(cudaMemcpy(d_members[g], members[g].data(), members[g].size() * sizeof(int64_t), cudaMemcpyHostToDevice));
@@ -561,8 +565,7 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     if (members[g].empty()) continue;
     const double Sg = static_cast<double>(grouped_scale_bytes(members[g], K));
     const double Ag = 4.0 * static_cast<double>(M + kGroupN[g] * K);
-    const char* name = g == 0 ? "grouped8" : g == 1 ? "grouped64" : g == 2 ? "grouped8_worst" : "grouped8_uneven";
-    ops.push_back({name, 4 * n + n + Sg + Ag, grouped(g, false, 0), g});
+    ops.push_back({kGroupName[g], 4 * n + n + Sg + Ag, grouped(g, false, 0), g});
     if (g == 0) {  // the two halves of grouped8, against k1 and k2; grouped8 told its rows are 128-multiples
       ops.push_back({"grouped8_k1", 2 * n + Ag, grouped_k1, g});
       ops.push_back({"grouped8_k2", 2 * n + n + Sg + Ag, grouped(g, true, 0), g});
@@ -653,7 +656,7 @@ int main(int argc, char** argv) {
   A.col_big = static_cast<float*>(device_alloc(A.ca_floats * sizeof(float), "columnwise amaxes x kBigAmax"));
   A.tensor_a = static_cast<float*>(device_alloc(2 * kMaxSets * sizeof(float), "per-tensor amaxes"));
   A.rng = static_cast<uint64_t*>(device_alloc(16, "rng state"));
-  const int64_t member_slots = kGroupN[0] + kGroupN[1] + kGroupN[2] + kGroupN[3];
+  const int64_t member_slots = member_offset(kGroups);
   A.member_rows = static_cast<int64_t*>(device_alloc(static_cast<size_t>(member_slots) * sizeof(int64_t), "member rows"));
   A.ws = device_alloc(std::max<size_t>(A.ws_bytes, 8), "grouped workspace");
   const uint64_t rng[2] = {1234, 0};
