@@ -99,14 +99,29 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// One call's kernels, relative to its first stamp.
-void print_call(int call, const std::vector<Block>& blocks) {
+// A call's first entry and last exit.
+struct Span {
   uint64_t t0 = UINT64_MAX, end = 0;
+};
+Span span_of(const std::vector<Block>& blocks) {
+  Span s;
   for (const Block& b : blocks) {
-    t0 = std::min(t0, b.t[kEntry]);
-    end = std::max(end, b.t[kExit]);
+    s.t0 = std::min(s.t0, b.t[kEntry]);
+    s.end = std::max(s.end, b.t[kExit]);
   }
-  std::printf("call %d: %.2f us from the first entry to the last exit\n", call, us(end, t0));
+  return s;
+}
+
+// One call's kernels, relative to its first stamp; prev: the call before it in the graph (the
+// gap between the two is what a graph replay adds to the span).
+void print_call(int call, const std::vector<Block>& blocks, const Span* prev) {
+  const Span s = span_of(blocks);
+  const uint64_t t0 = s.t0;
+  std::printf("call %d: %.2f us from the first entry to the last exit", call, us(s.end, t0));
+  if (prev != nullptr && prev->end != 0 && t0 >= prev->t0)
+    std::printf(" (%.2f us after the previous call's first entry, %.2f after its last exit)", us(t0, prev->t0),
+                t0 >= prev->end ? us(t0, prev->end) : -us(prev->end, t0));
+  std::printf("\n");
   std::printf("  %-6s %7s %8s %8s %9s %9s %9s %9s %9s %7s %9s\n", "kernel", "blocks", "entry0", "entryN", "waitedN",
               "loaded50", "loadedN", "exit50", "exitN", "worked", "per SM");
   for (int k = 0; k < kKernels; ++k) {
@@ -242,7 +257,10 @@ int main(int argc, char** argv) {
       }
   std::printf("lowp_timeline: %s at %lldx%lld, %s, %d calls in the graph (one per buffer set)\n", o.op.c_str(),
               static_cast<long long>(M), static_cast<long long>(K), run.device.c_str(), sets);
-  for (int c = std::max(0, sets - o.show); c < sets; ++c) print_call(c, calls[static_cast<size_t>(c)]);
+  for (int c = std::max(0, sets - o.show); c < sets; ++c) {
+    const Span prev = c > 0 ? span_of(calls[static_cast<size_t>(c - 1)]) : Span{};
+    print_call(c, calls[static_cast<size_t>(c)], c > 0 ? &prev : nullptr);
+  }
   if (!o.csv.empty()) {
     FILE* f = std::fopen(o.csv.c_str(), "w");
     if (f == nullptr) fatal("cannot write %s", o.csv.c_str());
