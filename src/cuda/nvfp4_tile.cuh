@@ -72,24 +72,29 @@ __device__ __forceinline__ P* advance(P* p, uint32_t a, uint32_t b) {
   return reinterpret_cast<P*>(d);
 }
 
-// An L2 policy that marks the lines it touches evict-first.
+// L2 policies that mark the lines they touch evict-first or evict-last.
 __device__ __forceinline__ uint64_t evict_first_policy() {
   uint64_t policy;
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
   return policy;
 }
+__device__ __forceinline__ uint64_t evict_last_policy() {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
 
-// An 8- or 4-byte store under an L2 evict-last policy.
+// An 8- or 4-byte store under evict_last_policy().
 template <typename W>
 __device__ __forceinline__ void store_evict_last(W* p, W v) {
   static_assert(sizeof(W) == 8 || sizeof(W) == 4, "codes leave as 8-byte, scales as 4-byte stores");
-  uint64_t policy;
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   if constexpr (sizeof(W) == 8) {
     const uint2 u = reinterpret_cast<const uint2&>(v);
-    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" ::"l"(p), "r"(u.x), "r"(u.y), "l"(policy) : "memory");
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" ::"l"(p), "r"(u.x), "r"(u.y), "l"(evict_last_policy())
+                 : "memory");
   } else {
-    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" ::"l"(p), "r"(reinterpret_cast<const uint32_t&>(v)), "l"(policy)
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" ::"l"(p), "r"(reinterpret_cast<const uint32_t&>(v)),
+                 "l"(evict_last_policy())
                  : "memory");
   }
 }
