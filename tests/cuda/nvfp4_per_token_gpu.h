@@ -184,29 +184,33 @@ inline std::vector<uint8_t> pt_values(lowp_dtype t, int64_t rows, int64_t cols, 
       e = ties ? (static_cast<float>(rng.below(65)) - 32.0f) * 0.25f : static_cast<float>(rng.gaussian()) * scale;
     return encode(f, t);
   };
+  // One value per row (a random column, the sign alternating by row) replaced by an outlier.
+  // Without subnormal_scales the row's other blocks are negligible next to it (scale 0); with
+  // them the outliers are 3e4-5e5 times the other values, whose blocks (and those of the
+  // outliers' columns) then take UE4M3 subnormal scales: values past 6 before the E2M1 clamp.
+  auto with_row_outliers = [&](bool subnormal_scales) {
+    const bool fp16 = t == LOWP_DTYPE_FLOAT16;
+    std::vector<uint8_t> o = from_floats(subnormal_scales && fp16 ? 0.5f : 1.0f, false);
+    const float pool[] = {3e4f, 6e4f, 1.2e5f, 2.5e5f, 4.5e5f};
+    for (int64_t r = 0; r < rows; ++r) {
+      const float huge = !subnormal_scales ? (fp16 ? 60000.0f : 1e30f) : pool[rng.below(fp16 ? 2 : 5)];
+      const auto e = encode({(r & 1) ? -huge : huge}, t);
+      std::memcpy(&o[static_cast<size_t>(r * cols + static_cast<int64_t>(rng.below(static_cast<uint32_t>(cols)))) * es],
+                  e.data(), es);
+    }
+    return o;
+  };
   switch (v) {
     case PtValues::kMixed: x = fuzz_tensor(t, rows, cols, Fill::kMixed, seed); break;
+    case PtValues::kOutlierPerRow: x = with_row_outliers(false); break;
     case PtValues::kTies: x = from_floats(1.0f, true); break;
     case PtValues::kSpecials: x = fuzz_tensor(t, rows, cols, Fill::kSpecials, seed); break;
     case PtValues::kDenormals: x = fuzz_tensor(t, rows, cols, Fill::kDenormals, seed); break;
     case PtValues::kHugeRange: x = fuzz_tensor(t, rows, cols, Fill::kHugeRange, seed); break;
     // Near the 1e-12 floor of the per-token S_enc (fp16: near its subnormals).
     case PtValues::kTiny: x = from_floats(t == LOWP_DTYPE_FLOAT16 ? 1e-6f : 1e-13f, false); break;
-    // kOutlierPerRow: the row's other blocks are negligible next to it (scale 0).
-    // kSubnormalScales: outliers 3e4-5e5 times the other values, whose blocks (and those of the
-    // outliers' columns) then take UE4M3 subnormal scales: values past 6 before the E2M1 clamp.
-    default: {
-      const bool subnormal = v == PtValues::kSubnormalScales, fp16 = t == LOWP_DTYPE_FLOAT16;
-      x = from_floats(subnormal && fp16 ? 0.5f : 1.0f, false);
-      const float pool[] = {3e4f, 6e4f, 1.2e5f, 2.5e5f, 4.5e5f};
-      for (int64_t r = 0; r < rows; ++r) {
-        const float huge = !subnormal ? (fp16 ? 60000.0f : 1e30f) : pool[rng.below(fp16 ? 2 : 5)];
-        const auto o = encode({(r & 1) ? -huge : huge}, t);
-        std::memcpy(
-            &x[static_cast<size_t>(r * cols + static_cast<int64_t>(rng.below(static_cast<uint32_t>(cols)))) * es],
-            o.data(), es);
-      }
-    }
+    case PtValues::kSubnormalScales: x = with_row_outliers(true); break;
+    case PtValues::kCount: ADD_FAILURE() << "pt_values: kCount is not a value set"; return {};
   }
   auto zero = [&](int64_t r, int64_t c, bool negative) {
     uint8_t* p = &x[static_cast<size_t>(r * cols + c) * es];
