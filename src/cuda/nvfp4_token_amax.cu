@@ -75,12 +75,11 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   __shared__ int64_t member_of[G::kRowGroups];
   TileArgs a = whole;
   int64_t tile = blockIdx.x;
-  const int64_t n = map_of(g).n;
   const timeline::Block tl = timeline::enter(timeline::kTokenAmax);
   if constexpr (!kWholeTiles) {
     // Groups of more than 32 members read the prep launch's member map; smaller ones scan the
     // member rows themselves and load their tile before the prep has finished.
-    if (n > kWarpScanMembers) wait_for_predecessor();
+    if (map_of(g).n > kWarpScanMembers) wait_for_predecessor();
     if (!member_tile<T, false, true>(whole, g, blockIdx.x, &a, &tile)) {
       // K2 reads the prep's map before it waits: it may launch only once every K1 block is past
       // the prep, even when none has a tile (a bad layout).
@@ -95,8 +94,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   allow_dependents();      // K2 may start loading x (it waits for this launch to finish)
   // The lookup after the release, so K2's launch does not wait for the member rows' load
   // (measured: grouped N = 8 2-6% faster than with the lookup before the wait).
-  const bool by_row_group = kWholeTiles && n > 0;  // else one matrix: col_amax as given
-  if (by_row_group && !locate_row_groups<T>(whole, g, t.tr, member_of)) {  // a bad layout: nothing written
+  if (kWholeTiles && !locate_row_groups<T>(whole, g, t.tr, member_of)) {  // a bad layout: nothing written
     tl.stamp(timeline::kExit);
     return;
   }
@@ -137,7 +135,8 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   for (int i = threadIdx.x; i < kTile; i += G::kThreads) {
     const int64_t c = t.tc * kTile + i;
     if (c >= a.cols) continue;
-    const auto member = [&](int q) { return by_row_group ? member_of[q] : int64_t{0}; };
+    // The member walk's tile lies in one matrix, whose col_amax member_tile has offset.
+    const auto member = [&](int q) { return kWholeTiles ? member_of[q] : int64_t{0}; };
     int64_t cur = member(0);
     uint32_t m = 0;
 #pragma unroll
