@@ -72,31 +72,11 @@ __device__ __forceinline__ P* advance(P* p, uint32_t a, uint32_t b) {
   return reinterpret_cast<P*>(d);
 }
 
-// L2 policies that mark the lines they touch evict-first or evict-last.
+// An L2 policy that marks the lines it touches evict-first.
 __device__ __forceinline__ uint64_t evict_first_policy() {
   uint64_t policy;
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
   return policy;
-}
-__device__ __forceinline__ uint64_t evict_last_policy() {
-  uint64_t policy;
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
-// An 8- or 4-byte store under evict_last_policy().
-template <typename W>
-__device__ __forceinline__ void store_evict_last(W* p, W v) {
-  static_assert(sizeof(W) == 8 || sizeof(W) == 4, "codes leave as 8-byte, scales as 4-byte stores");
-  if constexpr (sizeof(W) == 8) {
-    const uint2 u = reinterpret_cast<const uint2&>(v);
-    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" ::"l"(p), "r"(u.x), "r"(u.y), "l"(evict_last_policy())
-                 : "memory");
-  } else {
-    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" ::"l"(p), "r"(reinterpret_cast<const uint32_t&>(v)),
-                 "l"(evict_last_policy())
-                 : "memory");
-  }
 }
 
 // cp.async of 16 bytes, zero-filled when !live (then nothing is read); kEvictFirst: under
@@ -116,8 +96,9 @@ __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool li
 
 // kDefaultSigns (RHT only): the sign mask is num::kDefaultRhtSignMask, known at compile time, so
 // the flips become the butterflies' operand negations instead of an integer op per element.
-// kEvictFirst: the loads of x and the stores are marked evict-first in L2 (chosen in nvfp4_tile_kernels.cu);
-// per-token without it (x past the L2), the stores are marked evict-last.
+// kEvictFirst: the loads of x and the stores are marked evict-first in L2 (chosen in
+// nvfp4_tile_kernels.cu). Nothing is ever marked evict-last: such lines outlive the call and
+// shrink the L2 for every later kernel (docs/perf-notes.md).
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false, bool kEvictFirst = false>
 struct Nvfp4Tile : TileThread<T> {
   using Base = TileThread<T>;
@@ -204,7 +185,6 @@ struct Nvfp4Tile : TileThread<T> {
   template <typename W>
   __device__ __forceinline__ static void store(W* p, W v) {
     if constexpr (kEvictFirst) __stcs(p, v);
-    else if constexpr (kPerToken) store_evict_last(p, v);
     else *p = v;
   }
 
