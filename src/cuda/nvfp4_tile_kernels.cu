@@ -75,8 +75,8 @@ lowp_status launch_kernel_of(const TileArgs& a, const Members& g, unsigned block
 // Measured (docs/perf-notes.md): when x fits in L2, evict-first loads and stores make the
 // per-token composite up to 5% faster (likely because K1 left most of x there and the codes then
 // evict the tiles already encoded, not those still to come); at 5x L2 up to 11% slower. Past the
-// L2 the stores stay plain: evict-last ones were 3.5% faster back to back, but their lines
-// outlived the call and made a later 33.5 MB composite 3.6% slower.
+// L2 the stores stay plain: evict-last ones were 2.7-4.4% faster back to back, but their lines
+// outlived the call and made a later 33.5 MB composite 3-4% slower.
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
 lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, size_t smem_floor, bool early, cudaStream_t st) {
   if constexpr (kPerToken)
