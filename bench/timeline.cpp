@@ -114,8 +114,7 @@ Span span_of(const std::vector<Block>& blocks) {
 
 // One call's kernels, relative to its first stamp; prev: the call before it in the graph (the
 // gap between the two is what a graph replay adds to the span).
-void print_call(int call, const std::vector<Block>& blocks, const Span* prev) {
-  const Span s = span_of(blocks);
+void print_call(int call, const std::vector<Block>& blocks, const Span& s, const Span* prev) {
   const uint64_t t0 = s.t0;
   std::printf("call %d: %.2f us from the first entry to the last exit", call, us(s.end, t0));
   if (prev != nullptr && prev->end != 0 && t0 >= prev->t0)
@@ -257,9 +256,11 @@ int main(int argc, char** argv) {
       }
   std::printf("lowp_timeline: %s at %lldx%lld, %s, %d calls in the graph (one per buffer set)\n", o.op.c_str(),
               static_cast<long long>(M), static_cast<long long>(K), run.device.c_str(), sets);
+  std::vector<Span> spans;
+  for (const auto& blocks : calls) spans.push_back(span_of(blocks));
   for (int c = std::max(0, sets - o.show); c < sets; ++c) {
-    const Span prev = c > 0 ? span_of(calls[static_cast<size_t>(c - 1)]) : Span{};
-    print_call(c, calls[static_cast<size_t>(c)], c > 0 ? &prev : nullptr);
+    const auto i = static_cast<size_t>(c);
+    print_call(c, calls[i], spans[i], c > 0 ? &spans[i - 1] : nullptr);
   }
   if (!o.csv.empty()) {
     FILE* f = std::fopen(o.csv.c_str(), "w");
