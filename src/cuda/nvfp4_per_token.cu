@@ -40,9 +40,18 @@ lowp_status single_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, cudaS
   return nvfp4::token_amax(k, in, rht, st);
 }
 
+// The fused first pass makes the amaxes and the rowwise copy; K2 then makes the columnwise one.
+lowp_status strips_quantize(nvfp4::TileArgs t, const Nvfp4PerTokenArgs& a, cudaStream_t st) {
+  LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, t.col_amax, t.cols}, st));  // every row amax is stored whole
+  LOWP_TRY(nvfp4::token_strips(t, a.x.dtype, st));
+  t.row_codes = nullptr;
+  return nvfp4::encode(t, recipe(a), st);
+}
+
 lowp_status single_quantize(const Nvfp4PerTokenArgs& a, uint64_t sr_base, cudaStream_t st) {
   nvfp4::TileArgs t = tile_args(a);
   t.sr_base = sr_base;
+  if (!a.amax_given && nvfp4::token_strips_ok(t, recipe(a))) return strips_quantize(t, a, st);
   if (!a.amax_given) LOWP_TRY(single_amax(amax_view(t), a.x.dtype, a.rht, st));
   return nvfp4::encode(t, recipe(a), st);
 }

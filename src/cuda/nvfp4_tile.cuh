@@ -211,8 +211,9 @@ struct Nvfp4Tile : TileThread<T> {
         const int64_t r = tr * kTile + i, c = tc * kTile + i;
         const float row_amax = a.row_codes != nullptr && r < a.rows ? a.row_amax[r] : 0.0f;
         const float col_amax = a.col_codes != nullptr && c < a.cols ? a.col_amax[c] : 0.0f;
-        sm.token.scale[0][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(row_amax));
-        sm.token.scale[1][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(col_amax));
+        // Only a produced orientation's (a launch of one: the fused K1 made the rowwise copy).
+        if (a.row_codes != nullptr) sm.token.scale[0][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(row_amax));
+        if (a.col_codes != nullptr) sm.token.scale[1][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(col_amax));
       }
     } else {
 #pragma unroll 1
