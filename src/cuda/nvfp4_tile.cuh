@@ -105,7 +105,7 @@ struct Nvfp4Tile : TileThread<T> {
   using G = Geometry<T>;
   using Base::c0, Base::cl, Base::live_rows, Base::r0, Base::rg, Base::tc, Base::tr;
   static constexpr int V = G::V;
-  static constexpr int kScaleCodes = 128;  // UE4M3 block scales are 0..0x7E (satfinite)
+  static constexpr int kScaleCodes = kTokenScaleCodes;
   static constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
   // Per-token RN encodes every block without the clamp to 6 (one instruction per element fewer)
   // and reports the passes that had a block needing it (not normal_unsaturated: a subnormal or
@@ -173,10 +173,7 @@ struct Nvfp4Tile : TileThread<T> {
   // Per-token: each scale code's reciprocal operands of the multiplier (see prepare()).
   __device__ static void prepare_reciprocals(Smem& sm) {
     static_assert(kScaleCodes <= G::kThreads, "one scale code per thread");
-    if (threadIdx.x < kScaleCodes) {
-      const float fs = decode_ue4m3(threadIdx.x);
-      sm.token.reciprocal[threadIdx.x] = make_float2(num::nvfp4_token_reciprocal_prepared(fs), num::nvfp4_token_divisor_prepared(fs));
-    }
+    prepare_token_reciprocals(sm.token.reciprocal);
   }
 
   __device__ static void wait_loads() { asm volatile("cp.async.wait_all;" ::: "memory"); }
@@ -212,8 +209,8 @@ struct Nvfp4Tile : TileThread<T> {
         const float row_amax = a.row_codes != nullptr && r < a.rows ? a.row_amax[r] : 0.0f;
         const float col_amax = a.col_codes != nullptr && c < a.cols ? a.col_amax[c] : 0.0f;
         // Only a produced orientation's (a launch of one: the fused K1 made the rowwise copy).
-        if (a.row_codes != nullptr) sm.token.scale[0][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(row_amax));
-        if (a.col_codes != nullptr) sm.token.scale[1][i] = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(col_amax));
+        if (a.row_codes != nullptr) sm.token.scale[0][i] = token_scale_staged(row_amax);
+        if (a.col_codes != nullptr) sm.token.scale[1][i] = token_scale_staged(col_amax);
       }
     } else {
 #pragma unroll 1
@@ -251,14 +248,12 @@ struct Nvfp4Tile : TileThread<T> {
 
   // Per-token: a staged row's or column's outer scale, s_enc as S_enc * 2^64.
   __device__ static OuterScale staged_outer(const Smem& sm, int orientation, int i) {
-    const float a = sm.token.scale[orientation][i];
-    return {a, num::nvfp4_block_scale_factor_prepared(a), 0.0f};
+    return token_outer(sm.token.scale[orientation][i]);
   }
 
   // Per-token: the multiplier of scale code s in a row or column staged as o.
   __device__ static float token_multiplier(const Smem& sm, uint32_t s, const OuterScale& o) {
-    const float2 r = sm.token.reciprocal[s];
-    return num::nvfp4_multiplier_per_token_prepared(o.s_enc, r.x, r.y);
+    return nvfp4::token_multiplier(sm.token.reciprocal[s], o);
   }
 
   // Returns whether the pass must run again with kRedo (skips_clamp).

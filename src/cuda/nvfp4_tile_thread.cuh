@@ -121,6 +121,27 @@ __device__ __forceinline__ float multiplier(uint32_t s, const OuterScale& o) {
   else return num::nvfp4_multiplier_per_tensor_of(fs, o.s_dec);
 }
 
+// Per-token, division-free block multipliers (num::nvfp4_multiplier_per_token_prepared): a row's
+// or column's outer scale staged as S_enc * 2^64, its OuterScale, and each scale code's reciprocal
+// operands {y, b} (threads 0..127 of a block write the table).
+constexpr int kTokenScaleCodes = 128;  // UE4M3 block scales are 0..0x7E (satfinite)
+__device__ __forceinline__ float token_scale_staged(float amax) {
+  return num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(amax));
+}
+__device__ __forceinline__ OuterScale token_outer(float staged) {
+  return {staged, num::nvfp4_block_scale_factor_prepared(staged), 0.0f};
+}
+__device__ __forceinline__ void prepare_token_reciprocals(float2 (&table)[kTokenScaleCodes]) {
+  if (threadIdx.x < kTokenScaleCodes) {
+    const float fs = decode_ue4m3(threadIdx.x);
+    table[threadIdx.x] = make_float2(num::nvfp4_token_reciprocal_prepared(fs), num::nvfp4_token_divisor_prepared(fs));
+  }
+}
+// The multiplier of a block whose scale code's table entry is r.
+__device__ __forceinline__ float token_multiplier(float2 r, const OuterScale& o) {
+  return num::nvfp4_multiplier_per_token_prepared(o.s_enc, r.x, r.y);
+}
+
 // The per-tensor columnwise RHT of one block of 16 values in place: bf16(RHT16 * 0.25) as the
 // CPU reference (whose NaN canonicalisation the GPU's arithmetic does itself), also as bf16 pairs
 // (value 2i in the low half of pairs[i]). Returns their amax bits, folded on the pairs; kEncode:

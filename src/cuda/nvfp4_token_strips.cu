@@ -30,7 +30,7 @@ struct StripSmem {
   uint4 x[kBuffers][kStripRows * kVectors];                  // a strip as in memory
   uint64_t full[kBuffers];                                   // the copies' mbarriers
   alignas(16) uint32_t row_part[2][kStripRows][kRowWarps];  // per row, each warp's max (two strips)
-  float2 reciprocal[128];                                    // as Nvfp4Tile::prepare_reciprocals
+  float2 reciprocal[kTokenScaleCodes];                       // prepare_token_reciprocals
 };
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
@@ -82,10 +82,7 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm) token_strips_kern
   __syncthreads();
   if (t == 0)
     for (int i = 0; i < kBuffers - 1; ++i) issue(i);
-  if (t < 128) {
-    const float fs = decode_ue4m3(t);
-    sm.reciprocal[t] = make_float2(num::nvfp4_token_reciprocal_prepared(fs), num::nvfp4_token_divisor_prepared(fs));
-  }
+  prepare_token_reciprocals(sm.reciprocal);
   wait_for_predecessor();  // launched early after the amax zeroing: writes only after it
   allow_dependents();      // the columnwise encode may start loading x (it waits for the column amaxes)
   __syncthreads();         // the reciprocals
@@ -120,13 +117,11 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm) token_strips_kern
       const uint4 part = *reinterpret_cast<const uint4*>(sm.row_part[i & 1][row]);
       const uint32_t amax = max(max(part.x, part.y), max(part.z, part.w));
       if (blk == 0 && r < a.rows) a.row_amax[r] = __uint_as_float(amax);
-      const float sp = num::nvfp4_token_scale_prepared(num::nvfp4_encode_scale_per_token(__uint_as_float(amax)));
-      const OuterScale o{sp, num::nvfp4_block_scale_factor_prepared(sp), 0.0f};
+      const OuterScale o = token_outer(token_scale_staged(__uint_as_float(amax)));
       // b folds raw where K2 folds by abs-max: they differ only in a NaN's payload, and every
       // NaN block amax gives the same (saturated) scale and the clamped encode.
       const uint32_t s = block_scale_code(__uint_as_float(b[h]), o.s_enc6);
-      const float2 rc = sm.reciprocal[s];
-      const float m = num::nvfp4_multiplier_per_token_prepared(o.s_enc, rc.x, rc.y);
+      const float m = token_multiplier(sm.reciprocal[s], o);
       const bool zero_block = m == 0.0f;
       const auto value_at = [&](int e) { return element<T>(v[h][e / kVec<T>], e % kVec<T>); };
       uint2 codes = Tile::block_codes(m, uint4{}, true, zero_block, value_at);
@@ -169,8 +164,8 @@ bool token_strips_ok(const TileArgs& a, const EncodeRecipe& r) {
 }
 
 lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st) {
-  const int64_t strips = tile_count(a.rows) * kTile / kStripRows;  // the scales' 128-row padding too
-  if (strips > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 per-token strips: more than 2^31 strips");
+  // The scales' 128-row padding too; below 2^28 strips (tile_path_ok: rows < 2^30).
+  const int64_t strips = tile_count(a.rows) * kTile / kStripRows;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(int64_t{kBlocksPerSm} * sm_count(), strips));
   const bool evict_first = a.rows * a.cols * 2 <= l2_cache_bytes();
   const auto go = [&](auto kernel) {
