@@ -28,11 +28,13 @@ lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, co
 lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const GroupLaunch& g = {});
 
 // Per-token K1 fused with the rowwise encode (nvfp4_token_strips.cu): the row amaxes, the
-// rowwise codes and scales, and the column amaxes (zeroed by the caller) in one read of x; K2
-// then makes the columnwise copy alone. Taken where it was measured faster: 16-bit x of 2048
-// columns and at least 4096 rows, RN without RHT, compact scales, both orientations made.
-bool token_strips_ok(const TileArgs& a, const EncodeRecipe& r);
-lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st);
+// rowwise codes and scales, and the column amaxes (zeroed by the caller, or by a group's prep) in
+// one read of x; K2 then makes the columnwise copy alone. Taken where it was measured faster:
+// 16-bit x of 2048 columns and at least 4096 rows, RN without RHT, compact scales, both
+// orientations made; a single matrix (members = 0), or from 8192 rows a group of up to 32 members
+// (g from prepare_group with the column amaxes to zero).
+bool token_strips_ok(const TileArgs& a, const EncodeRecipe& r, int64_t members = 0);
+lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st, const GroupLaunch& g = {});
 
 // K1's tile path reads whole 16-byte row vectors: x aligned and every row starting aligned (K1
 // alone takes any K; the encode's K % 16 == 0 always qualifies).

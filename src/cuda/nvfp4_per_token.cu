@@ -1,9 +1,9 @@
 // CUDA NVFP4 per-token recipe (SPEC §5): K1 (outer amaxes, one read of x), K2 (the encode of
 // both orientations, one read), the composite, and their grouped forms: a prep launch (the
 // member map, checked on the device, and the amax zeroing; host rows of up to 32 members: the
-// zeroing alone), then one K1 and one K2 launch over all members, whatever their number. Groups
-// whose shape or pointers do not allow the tile path take a member-by-member walk when
-// member_rows is on the host.
+// zeroing alone), then one K1 and one K2 launch over all members, whatever their number (or, where
+// token_strips_ok, the fused first pass and the columnwise K2). Groups whose shape or pointers do
+// not allow the tile path take a member-by-member walk when member_rows is on the host.
 #include "common/backends.h"
 #include "common/nvfp4_members.h"
 #include "nvfp4_group_prep.h"
@@ -41,17 +41,23 @@ lowp_status single_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, cudaS
 }
 
 // The fused first pass makes the amaxes and the rowwise copy; K2 then makes the columnwise one.
-lowp_status strips_quantize(nvfp4::TileArgs t, const Nvfp4PerTokenArgs& a, cudaStream_t st) {
-  LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, t.col_amax, t.cols}, st));  // every row amax is stored whole
-  LOWP_TRY(nvfp4::token_strips(t, a.x.dtype, st));
+// Only the column amaxes need zeroing (n members': by the group's prep): every row amax is
+// stored whole.
+nvfp4::GroupAmaxes strips_zeroing(const nvfp4::TileArgs& t, int64_t n) { return {nullptr, 0, t.col_amax, n * t.cols}; }
+
+lowp_status strips_quantize(nvfp4::TileArgs t, const Nvfp4PerTokenArgs& a, cudaStream_t st, const nvfp4::GroupLaunch& g = {}) {
+  LOWP_TRY(nvfp4::token_strips(t, a.x.dtype, st, g));
   t.row_codes = nullptr;
-  return nvfp4::encode(t, recipe(a), st);
+  return nvfp4::encode(t, recipe(a), st, g);
 }
 
 lowp_status single_quantize(const Nvfp4PerTokenArgs& a, uint64_t sr_base, cudaStream_t st) {
   nvfp4::TileArgs t = tile_args(a);
   t.sr_base = sr_base;
-  if (!a.amax_given && nvfp4::token_strips_ok(t, recipe(a))) return strips_quantize(t, a, st);
+  if (!a.amax_given && nvfp4::token_strips_ok(t, recipe(a))) {
+    LOWP_TRY(nvfp4::zero_amaxes(strips_zeroing(t, 1), st));
+    return strips_quantize(t, a, st);
+  }
   if (!a.amax_given) LOWP_TRY(single_amax(amax_view(t), a.x.dtype, a.rht, st));
   return nvfp4::encode(t, recipe(a), st);
 }
@@ -102,8 +108,12 @@ lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   }
   // prepare_group zeroes the amaxes K1 folds into (the prep launch, or for inline host rows the
   // zeroing launch; a bad layout: untouched).
-  const nvfp4::TileArgs k = amax_view(t);
   nvfp4::GroupLaunch g;
+  if (!a.t.amax_given && nvfp4::token_strips_ok(t, recipe(a.t), a.group.n)) {
+    LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, strips_zeroing(t, a.group.n), st, &g));
+    return strips_quantize(t, a.t, st, g);
+  }
+  const nvfp4::TileArgs k = amax_view(t);
   LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.amax_given ? nvfp4::GroupAmaxes{} : amax_arrays(k, a.group.n),
                                 st, &g));
   if (!a.t.amax_given) LOWP_TRY(nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g));

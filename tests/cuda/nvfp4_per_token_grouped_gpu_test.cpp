@@ -150,6 +150,33 @@ void compare_group(Tally& tally, const GroupCase& g, bool amax_only) {
   tally.case_run();
 }
 
+// A bad device layout g (rows not summing to R, or breaking a member rule): the call succeeds,
+// lowp_grouped_layout_error reports `want`, no output byte is written, and the same workspace
+// reports 0 after a valid call (one member of R rows).
+void check_bad_layout(Tally& tally, const GroupCase& g, bool amax_only, int64_t want, const char* why) {
+  const std::string what = std::string(why) + (amax_only ? " [grouped amax] " : " [grouped quantize] ") + describe(g);
+  const std::vector<uint8_t> x = g.x();
+  DeviceGroup d(g, x, amax_only ? initial_amax(g) : initial(g));
+  const Outputs got = d.run(g, amax_only);
+  if (got.status != LOWP_SUCCESS) {
+    tally.fail(what + ": " + lowp_status_name(got.status) + " (" + got.error + ")");
+    return;
+  }
+  const int64_t reported = d.layout_error();
+  if (reported != want)
+    tally.fail(what + ": lowp_grouped_layout_error reports " + std::to_string(reported) + ", want " + std::to_string(want));
+  for (int i = 0; i < kNumBufs; ++i) tally.check(untouched(got.b[i].data(), got.b[i].size(), buf_name(i)), what);
+  GroupCase ok = g;
+  ok.rows = {g.R()}, ok.total_rows = -1, ok.row_multiple = 0;
+  DeviceGroup valid(ok, x, amax_only ? initial_amax(ok) : initial(ok));
+  const Outputs good = valid.run_with_workspace(ok, amax_only, d.ws);
+  if (good.status != LOWP_SUCCESS)
+    tally.fail(what + ": valid follow-up call " + lowp_status_name(good.status) + " (" + good.error + ")");
+  else if (const int64_t again = d.layout_error(); again != 0)
+    tally.fail(what + ": after a valid call on the same workspace the status is " + std::to_string(again));
+  tally.case_run();
+}
+
 // n members. Columnwise (mult16): multiples of 16 rows; else any count. n >= 1000: tiny members
 // (0-3 rows, or 0/16); n >= 200: half empty, most of the rest one 16-row strip; otherwise one in
 // five empty. A single member is never empty.
@@ -317,6 +344,50 @@ TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
     }
 }
 
+// The fused first pass over groups (K1 with the rowwise encode; nvfp4_launch.h, token_strips_ok:
+// K = 2048, 8192 rows in all or more, 16-bit x, RN, no RHT, compact scales, both copies, up to 32
+// members): equal and uneven splits, empty members first, inside and last, 16-row members (their
+// scales' padding rows), 32 members (the most it takes), and neighbours that take K1 then K2 (33
+// members, 8176 rows); member rows on the host and on the device; then bad device layouts.
+TEST(Nvfp4PerTokenGroupedGpu, FusedRowStripsMatchCpu) {
+  LOWP_REQUIRE_GPU();
+  Tally tally("nvfp4 grouped fused row strips gpu==cpu");
+  std::vector<int64_t> tiny(32, 16);
+  tiny[17] = 8192 - 31 * 16;
+  const std::vector<int64_t> splits[] = {std::vector<int64_t>(8, 1024),
+                                         {2080, 0, 32, 4000, 288, 2016, 0, 64},
+                                         {0, 8192, 0},
+                                         tiny,
+                                         std::vector<int64_t>(32, 256),
+                                         std::vector<int64_t>(33, 256),
+                                         {4096, 4080}};
+  int i = 0;
+  for (const std::vector<int64_t>& rows : splits)
+    for (int device_rows = 0; device_rows < 2; ++device_rows) {
+      const int idx = i++;
+      if (quick_mode() && idx % 3 != 0) continue;
+      GroupCase g;
+      g.in = idx % 3 == 2 ? LOWP_DTYPE_FLOAT16 : LOWP_DTYPE_BFLOAT16;
+      g.K = 2048, g.rows = rows, g.device_rows = device_rows;
+      g.values = static_cast<PtValues>(idx % static_cast<int>(PtValues::kCount));
+      g.seed = static_cast<uint64_t>(7000 + idx);
+      compare_group(tally, g, false);
+    }
+  struct Bad {
+    std::vector<int64_t> rows;
+    int64_t want;
+    const char* why;
+  };
+  const Bad bad[] = {{{4096, 2048, 2040, 8}, 3, "fused pass: rows % 16 != 0"},
+                     {{4096, 2048}, 2, "fused pass: members end short of R"},
+                     {{4096, 8192}, 2, "fused pass: members run past R"}};
+  for (const Bad& b : bad) {
+    GroupCase g;
+    g.K = 2048, g.rows = b.rows, g.total_rows = 8192, g.device_rows = true;
+    check_bad_layout(tally, g, false, b.want, b.why);
+  }
+}
+
 // The split with the most 128-row tiles for its rows (7 members of 144 rows, one of 16: 15 tiles
 // for 1024 rows), the bound a launch for device rows is sized by; host rows launch the 15 exactly.
 TEST(Nvfp4PerTokenGroupedGpu, WorstSplitMatchesCpu) {
@@ -436,31 +507,7 @@ TEST(Nvfp4PerTokenGroupedGpu, BadDeviceLayoutIsReportedAndWritesNothing) {
       g.rows = b.rows, g.total_rows = b.R, g.col = b.col, g.device_rows = true, g.K = 32, g.row_multiple = b.multiple;
       g.rht = true;  // grouped amax: the 16-row rule holds for column amaxes with RHT
       g.sr = call == 0;
-      const bool amax_only = call == 1;
-      const std::string what =
-          std::string(b.why) + (amax_only ? " [grouped amax] " : " [grouped quantize] ") + describe(g);
-      const std::vector<uint8_t> x = g.x();
-      DeviceGroup d(g, x, amax_only ? initial_amax(g) : initial(g));
-      const Outputs got = d.run(g, amax_only);
-      if (got.status != LOWP_SUCCESS) {
-        tally.fail(what + ": " + lowp_status_name(got.status) + " (" + got.error + ")");
-        continue;
-      }
-      const int64_t reported = d.layout_error();
-      if (reported != b.want)
-        tally.fail(what + ": lowp_grouped_layout_error reports " + std::to_string(reported) + ", want " +
-                   std::to_string(b.want));
-      for (int i = 0; i < kNumBufs; ++i) tally.check(untouched(got.b[i].data(), got.b[i].size(), buf_name(i)), what);
-      // The same workspace, then a valid layout (one member of R rows): the status is back to 0.
-      GroupCase ok = g;
-      ok.rows = {b.R}, ok.total_rows = -1, ok.row_multiple = 0;
-      DeviceGroup valid(ok, x, amax_only ? initial_amax(ok) : initial(ok));
-      const Outputs good = valid.run_with_workspace(ok, amax_only, d.ws);
-      if (good.status != LOWP_SUCCESS)
-        tally.fail(what + ": valid follow-up call " + lowp_status_name(good.status) + " (" + good.error + ")");
-      else if (const int64_t again = d.layout_error(); again != 0)
-        tally.fail(what + ": after a valid call on the same workspace the status is " + std::to_string(again));
-      tally.case_run();
+      check_bad_layout(tally, g, call == 1, b.want, b.why);
     }
   // Host member_rows with the same rules are rejected before anything is written.
   GroupCase g;
