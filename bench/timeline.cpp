@@ -1,5 +1,5 @@
 // lowp_timeline: where the time of an NVFP4 per-token call goes, block by block. Needs a build
-// with -DLOWP_TIMELINE=ON (src/cuda/timeline.cuh): thread 0 of every block of the call's first
+// with -DLOWP_TIMELINE=ON (src/cuda/common/timeline.cuh): thread 0 of every block of the call's first
 // kernel (amax zeroing or group prep), K1 and K2 stamps %globaltimer at entry, after
 // griddepcontrol.wait, once its tile has landed (K2) and at exit, and records its SM.
 //
@@ -23,14 +23,14 @@
 #include "bench_util.h"
 #include "lowp/lowp.h"
 
-// src/cuda/timeline.cu (LOWP_TIMELINE builds only).
+// src/cuda/common/timeline.cu (LOWP_TIMELINE builds only).
 extern "C" int lowp_timeline_attach(uint64_t* stamps, unsigned* tickets, unsigned max_blocks, unsigned max_launches);
 
 namespace {
 
 using namespace lowp_bench;
 
-// src/cuda/timeline.cuh's layout.
+// src/cuda/common/timeline.cuh's layout.
 constexpr int kKernels = 3, kSlots = 5, kEntry = 0, kWaited = 1, kLoaded = 2, kExit = 3, kSm = 4;
 const char* const kKernelNames[kKernels] = {"first", "K1", "K2"};
 constexpr int64_t kGroupN = 8;

@@ -311,7 +311,7 @@ run_json_bench() {
   "$bin" "${args[@]}" --json "$json" 2>&1
 }
 
-# A build with the per-block stamps compiled in (src/cuda/timeline.cuh), then bench/timeline.cpp.
+# A build with the per-block stamps compiled in (src/cuda/common/timeline.cuh), then bench/timeline.cpp.
 step_timeline() {
   local dir="build-timeline" run op shape n=0 rc=0
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOWP_CUDA=ON -DLOWP_TIMELINE=ON \

@@ -2,10 +2,10 @@
 // live, fill the POD arguments, call.
 #include <cstring>
 
-#include "common/backends.h"
-#include "error.h"
-#include "nvfp4_api.h"
-#include "validate.h"
+#include "core/backends.h"
+#include "core/error.h"
+#include "api/nvfp4_api.h"
+#include "core/validate.h"
 
 namespace lowp {
 namespace {

@@ -2,10 +2,10 @@
 // backend from where the data lives, call.
 #include <cstring>
 
-#include "common/backends.h"
-#include "common/group_layout_rules.h"
-#include "error.h"
-#include "validate.h"
+#include "core/backends.h"
+#include "core/group_layout_rules.h"
+#include "core/error.h"
+#include "core/validate.h"
 
 namespace lowp {
 namespace {

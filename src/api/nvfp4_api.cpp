@@ -2,14 +2,14 @@
 // any memory is touched), backend choice by memory space, POD arguments, call; the checks it
 // shares with the per-token recipe (nvfp4_per_token_api.cpp). Also the recipe defaults per
 // tensor role, the standalone scale swizzle and the RNG-state advance.
-#include "nvfp4_api.h"
+#include "api/nvfp4_api.h"
 
 #include <cmath>
 
-#include "common/backends.h"
-#include "error.h"
+#include "core/backends.h"
+#include "core/error.h"
 #include "numerics/swizzle.h"
-#include "validate.h"
+#include "core/validate.h"
 
 namespace lowp::nvfp4_api {
 namespace {

@@ -4,9 +4,9 @@
 // nvfp4_api: the per-tensor recipe, and the checks both NVFP4 recipes share.
 // nvfp4_per_token_api (nvfp4_per_token_api.cpp): the per-token recipe.
 #pragma once
-#include "common/nvfp4_args.h"
+#include "core/nvfp4_args.h"
 #include "lowp/lowp.h"
-#include "memory.h"
+#include "core/memory.h"
 
 namespace lowp::nvfp4_api {
 

@@ -4,11 +4,11 @@
 // checked before any memory is touched (SPEC §9), then the backend follows the memory space.
 #include <algorithm>
 
-#include "common/backends.h"
-#include "common/group_layout_rules.h"
-#include "error.h"
-#include "nvfp4_api.h"
-#include "validate.h"
+#include "core/backends.h"
+#include "core/group_layout_rules.h"
+#include "core/error.h"
+#include "api/nvfp4_api.h"
+#include "core/validate.h"
 
 namespace lowp::nvfp4_per_token_api {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "cuda/common.cuh"
+#include "cuda/common/common.cuh"
 #include "device_buffer.h"
 
 namespace lowp_test {

@@ -1,4 +1,4 @@
-// The device hot-path NVFP4 encoders (src/cuda/nvfp4_encode.cuh) equal the scalar rules of
+// The device hot-path NVFP4 encoders (src/cuda/nvfp4/encode.cuh) equal the scalar rules of
 // src/numerics: E2M1 round-to-nearest on all 2^32 fp32 inputs, E2M1 stochastic rounding on all
 // 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs, the UE4M3
 // scale decode on every finite code, the block-scale encode on 2^28 (amax, S_enc) pairs, and the
@@ -10,7 +10,7 @@
 
 #include <cstdio>
 
-#include "cuda/nvfp4_encode.cuh"
+#include "cuda/nvfp4/encode.cuh"
 #include "device_buffer.h"
 #include "numerics/stochastic_rounding.h"
 

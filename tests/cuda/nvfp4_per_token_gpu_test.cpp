@@ -185,7 +185,7 @@ TEST(Nvfp4PerTokenGpu, RowwiseOnlyOddRowsAndLargeShapes) {
   }
 }
 
-// The fused first pass (K1 with the rowwise encode; nvfp4_launch.h, token_strips_ok: 16-bit x of
+// The fused first pass (K1 with the rowwise encode; src/cuda/nvfp4/launch.h, token_strips_ok: 16-bit x of
 // 2048 columns and 4096 rows or more, RN, no RHT, compact scales, both copies) on every value set,
 // 4112 rows covering the scales' padding rows (4224), and its neighbours that take K1 then K2.
 TEST(Nvfp4PerTokenGpu, FusedRowStripsByteExact) {

@@ -1,10 +1,10 @@
-// The NVFP4 tile kernels' gate (src/cuda/nvfp4_tile_thread.cuh, tile_path_ok): the tile kernels
+// The NVFP4 tile kernels' gate (src/cuda/nvfp4/tile_thread.cuh, tile_path_ok): the tile kernels
 // address rows, columns and SR blocks with 32-bit strides and indices, so shapes past those
 // limits, like misaligned buffers, go to the block kernels (the same bytes). Host code only: no
 // device needed.
 #include <gtest/gtest.h>
 
-#include "cuda/nvfp4_tile_thread.cuh"
+#include "cuda/nvfp4/tile_thread.cuh"
 
 namespace lowp_test {
 namespace {

@@ -1,0 +1,121 @@
+#include "core/validate.h"
+
+#include "core/fp8_args.h"  // dtype_bytes
+#include "core/grouped_args.h"  // grouped_workspace_bytes
+#include "core/error.h"
+
+namespace lowp {
+
+lowp_status check_not_null(const void* p, const char* name) {
+  if (p == nullptr) return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is NULL", name);
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_high_precision_dtype(lowp_dtype t, const char* name) {
+  if (t == LOWP_DTYPE_FLOAT32 || t == LOWP_DTYPE_FLOAT16 || t == LOWP_DTYPE_BFLOAT16)
+    return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "%s has dtype %d; expected LOWP_DTYPE_FLOAT32, LOWP_DTYPE_FLOAT16 or LOWP_DTYPE_BFLOAT16",
+              name, static_cast<int>(t));
+}
+
+lowp_status check_shape(int64_t rows, int64_t cols, const char* name) {
+  if (rows < 1 || cols < 1)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s has shape %lld x %lld; both dims must be >= 1",
+                name, static_cast<long long>(rows), static_cast<long long>(cols));
+  return check_element_count(rows, cols, name);
+}
+
+lowp_status check_tensor(const lowp_tensor* t, const char* name, bool allow_empty_rows) {
+  LOWP_TRY(check_not_null(t, name));
+  LOWP_TRY(check_high_precision_dtype(t->dtype, name));
+  if (allow_empty_rows) {
+    if (t->rows < 0 || t->cols < 1)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s has shape %lld x %lld; rows must be >= 0 and cols >= 1", name,
+                  static_cast<long long>(t->rows), static_cast<long long>(t->cols));
+    LOWP_TRY(check_element_count(t->rows, t->cols, name));
+  } else {
+    LOWP_TRY(check_shape(t->rows, t->cols, name));
+  }
+  LOWP_TRY(check_not_null(t->data, name));
+  return check_aligned(t->data, dtype_bytes(t->dtype), name);
+}
+
+lowp_status check_grouped_backend(MemorySpace data, bool layout_on_device, const char* layout, int64_t n,
+                                  const void* ws, size_t ws_bytes) {
+  if (data == MemorySpace::kHost && layout_on_device)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s in device memory but the data is in host memory", layout);
+  if (data == MemorySpace::kDevice) {
+    LOWP_TRY(check_not_null(ws, "workspace"));
+    LOWP_TRY(check_aligned(ws, 8, "workspace"));
+    if (ws_bytes < grouped_workspace_bytes(n))
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "workspace_bytes is %zu; %lld members need %zu (lowp_grouped_workspace_size)",
+                  ws_bytes, static_cast<long long>(n), grouped_workspace_bytes(n));
+  }
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_element_count(int64_t rows, int64_t cols, const char* name) {
+  constexpr int64_t kMaxElements = int64_t{1} << 56;  // leaves room for byte offsets of fp32 data
+  if (rows > kMaxElements / cols)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s has %lld x %lld elements; at most 2^56 supported",
+                name, static_cast<long long>(rows), static_cast<long long>(cols));
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_same_space(std::initializer_list<NamedPointer> ptrs, MemorySpace* space) {
+  const NamedPointer* first = nullptr;
+  for (const NamedPointer& p : ptrs) {
+    if (p.ptr == nullptr) continue;
+    const MemorySpace s = memory_space_of(p.ptr);
+    if (s == MemorySpace::kUnknown)
+      return fail(LOWP_ERROR_CUDA, "%s: the CUDA runtime could not tell whether it is host or device memory",
+                  p.name);
+    if (first == nullptr) {
+      first = &p;
+      *space = s;
+    } else if (s != *space) {
+      return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                  "%s is in %s memory but %s is in %s memory; all pointers of a call must be in "
+                  "one memory space",
+                  p.name, s == MemorySpace::kHost ? "host" : "device", first->name,
+                  *space == MemorySpace::kHost ? "host" : "device");
+    }
+  }
+  if (first == nullptr) *space = MemorySpace::kHost;
+  return LOWP_SUCCESS;
+}
+
+}  // namespace lowp
+
+namespace lowp {
+lowp_status check_aligned(const void* p, int64_t alignment, const char* name) {
+  if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(alignment) != 0)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is not aligned to %lld bytes", name,
+                static_cast<long long>(alignment));
+  return LOWP_SUCCESS;
+}
+}  // namespace lowp
+
+namespace lowp {
+lowp_status resolve_fp8_config(const lowp_quant_config* cfg, lowp_quant_config* out) {
+  lowp_quant_config_default(out);
+  if (cfg != nullptr) *out = *cfg;
+  if (!(out->amax_epsilon >= 0.0f))
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->amax_epsilon must be >= 0 (got %g)",
+                static_cast<double>(out->amax_epsilon));
+  if (out->rht || out->stochastic_rounding || out->block_2d || out->amax_estimation || out->amax_given)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg: rht, stochastic_rounding, block_2d, amax_estimation and amax_given apply to NVFP4 "
+                "recipes only; set them to 0 for FP8");
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_activation(lowp_activation act) {
+  if (act == LOWP_ACTIVATION_GELU_TANH || act == LOWP_ACTIVATION_SILU || act == LOWP_ACTIVATION_RELU)
+    return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "act is %d; expected LOWP_ACTIVATION_GELU_TANH, LOWP_ACTIVATION_SILU or LOWP_ACTIVATION_RELU",
+              static_cast<int>(act));
+}
+}  // namespace lowp

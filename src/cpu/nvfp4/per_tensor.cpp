@@ -1,0 +1,125 @@
+// CPU reference of the NVFP4 per-tensor quantize (SPEC §3, §4, §7): outer amax per orientation,
+// then for every 16-element block of an orientation: block amax b -> UE4M3 scale s -> element
+// multiplier m -> E2M1 codes of x * m (RN or SR), two per byte; scales in the compact or the
+// swizzled layout. Every formula comes from src/numerics; this file only walks the blocks.
+// Parallel over the rows of each orientation.
+#include <algorithm>
+#include <vector>
+
+#include "core/backends.h"
+#include "numerics/nvfp4_scaling.h"
+#include "numerics/rht16.h"
+#include "cpu/nvfp4/blocks.h"
+#include "cpu/parallel.h"
+
+namespace lowp::cpu {
+namespace {
+
+using nvfp4_blocks::kBlock;
+using nvfp4_blocks::x_at;
+constexpr int64_t kRowsPerChunk = 16;
+
+// The per-tensor recipe's RHT (SPEC §4): bf16(RHT16(g) * 0.25), RNE. A NaN out of the transform
+// is canonicalised first so both backends round the same NaN.
+void rht_to_bf16(float v[kBlock], uint32_t sign_mask) {
+  num::rht16_unnormalized(v, sign_mask);
+  for (int t = 0; t < kBlock; ++t)
+    v[t] = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(num::mul_rn(v[t], 0.25f))));
+}
+
+// Block jb of row i of an orientation, as the 16 values the encoder sees (columnwise:
+// RHT-transformed when asked).
+void load_block(const Nvfp4QuantizeArgs& a, bool columnwise, int64_t i, int64_t jb, float v[kBlock]) {
+  nvfp4_blocks::load(a.x, columnwise, i, jb, v);
+  if (columnwise && a.rht) rht_to_bf16(v, a.rht_sign_mask);
+}
+
+// Exact post-RHT amax of the columnwise copy: one pass over every columnwise block.
+float columnwise_rht_amax(const Nvfp4QuantizeArgs& a) {
+  const int64_t rows = a.x.cols, blocks = a.x.rows / kBlock;
+  std::vector<uint32_t> partial(rows, 0);
+  parallel_for(rows, kRowsPerChunk, [&](int64_t r0, int64_t r1) {
+    for (int64_t i = r0; i < r1; ++i) {
+      uint32_t acc = 0;
+      for (int64_t jb = 0; jb < blocks; ++jb) {
+        float v[kBlock];
+        load_block(a, true, i, jb, v);
+        acc = std::max(acc, nvfp4_blocks::fold(v));
+      }
+      partial[i] = acc;
+    }
+  });
+  return num::float_of(*std::max_element(partial.begin(), partial.end()));
+}
+
+// 2D: amax of every 16x16 tile of x, [M/16][K/16].
+std::vector<float> tile_amaxes(const DenseView& x) {
+  const int64_t tr = x.rows / kBlock, tc = x.cols / kBlock;
+  std::vector<float> tiles(tr * tc);
+  parallel_for(tr, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t ti = t0; ti < t1; ++ti)
+      for (int64_t tj = 0; tj < tc; ++tj) {
+        uint32_t acc = 0;
+        for (int64_t r = 0; r < kBlock; ++r)
+          for (int64_t c = 0; c < kBlock; ++c) acc = num::amax_bits_fold(acc, x_at(x, ti * kBlock + r, tj * kBlock + c));
+        tiles[ti * tc + tj] = num::float_of(acc);
+      }
+  });
+  return tiles;
+}
+
+// Encodes one orientation with outer amax `amax`. `tiles` (2D only) gives the block amax;
+// otherwise it is the amax of the block's 16 values.
+void encode_orientation(const Nvfp4QuantizeArgs& a, const Nvfp4Part& p, bool columnwise, float amax,
+                        const std::vector<float>* tiles) {
+  const int64_t blocks = (columnwise ? a.x.rows : a.x.cols) / kBlock;
+  const int64_t tile_cols = a.x.cols / kBlock;
+  const float s_enc = num::nvfp4_encode_scale(amax);
+  const uint64_t* rng = a.stochastic_rounding ? a.rng_state : nullptr;
+  nvfp4_blocks::encode_orientation(a.x, columnwise, a.scale_layout, p, [&](int64_t i, int64_t jb, uint8_t* codes) {
+    float v[kBlock];
+    load_block(a, columnwise, i, jb, v);
+    float b;
+    if (tiles) {  // tile (row tile, col tile) of x holding this block
+      const int64_t ti = columnwise ? jb : i / kBlock, tj = columnwise ? i / kBlock : jb;
+      b = (*tiles)[ti * tile_cols + tj];
+    } else {
+      b = num::float_of(nvfp4_blocks::fold(v));
+    }
+    const uint8_t s = num::nvfp4_block_scale(b, s_enc);
+    nvfp4_blocks::encode(v, num::nvfp4_multiplier_per_tensor(s, s_enc), rng, static_cast<uint64_t>(i * blocks + jb),
+                         columnwise, codes);
+    return s;
+  });
+}
+
+}  // namespace
+
+lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a) {
+  const bool want_row = a.row.codes != nullptr, want_col = a.col.codes != nullptr;
+  // Outer amaxes (SPEC §4). Given: each requested part's own. Else A_row = max|x|;
+  // A_col = A_row, or with RHT the exact post-RHT amax or A_row * c (estimation).
+  float row_amax = 0.0f, col_amax = 0.0f;
+  if (a.amax_given) {
+    if (want_row) row_amax = *a.row.amax;
+    if (want_col) col_amax = *a.col.amax;
+  } else {
+    const bool exact_rht = want_col && a.rht && !a.amax_estimation;
+    if (want_row || (want_col && !exact_rht)) amax(a.x, &row_amax);
+    if (want_col) {
+      if (!a.rht) col_amax = row_amax;
+      else if (a.amax_estimation) col_amax = num::nvfp4_estimated_col_amax(row_amax, a.amax_estimation_factor);
+      else col_amax = columnwise_rht_amax(a);
+    }
+    if (want_row) *a.row.amax = row_amax;
+    if (want_col) *a.col.amax = col_amax;
+  }
+  std::vector<float> tiles;
+  if (a.block_2d) tiles = tile_amaxes(a.x);
+  const std::vector<float>* t = a.block_2d ? &tiles : nullptr;
+  if (want_row) encode_orientation(a, a.row, false, row_amax, t);
+  if (want_col) encode_orientation(a, a.col, true, col_amax, t);
+  return LOWP_SUCCESS;
+}
+
+}  // namespace lowp::cpu

@@ -1,0 +1,85 @@
+// Launchers of the NVFP4 encode kernels, shared by the per-tensor and per-token recipes' host code.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "core/nvfp4_args.h"
+#include "lowp/lowp.h"
+#include "cuda/group/nvfp4_members.cuh"
+
+namespace lowp::cuda::nvfp4 {
+
+struct EncodeRecipe {
+  lowp_dtype in;
+  bool per_token, rht, sr;
+  // The launch follows our own amax kernel on the stream (never the producer of x): the tile
+  // kernel launches early and loads x while that kernel finishes (common.cuh).
+  bool after_amax = false;
+};
+
+// Codes and scales of every requested orientation of a.x, given its outer amaxes. The tile path
+// when the pointers allow it, else one thread per block (any alignment, same bytes). With a group
+// (g.map().n > 0, per-token only) every member is encoded as a matrix of its own; aligned pointers only.
+lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const GroupLaunch& g = {});
+
+// Per-token K1 into a.row_amax / a.col_amax (either may be null; zeroed by the caller): max |x|
+// per row, per column, or with rht per column 0.25 * max |RHT16| over its 16-row strips. Tile
+// kernel when x is 16-byte aligned, else the FP8 per-token amax pass and a per-block RHT kernel
+// (single matrix only).
+lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const GroupLaunch& g = {});
+
+// Per-token K1 fused with the rowwise encode (token_strips.cu): the row amaxes, the
+// rowwise codes and scales, and the column amaxes (zeroed by the caller, or by a group's prep) in
+// one read of x; K2 then makes the columnwise copy alone. Taken where it was measured faster:
+// 16-bit x of 2048 columns and at least 4096 rows, RN without RHT, compact scales, both
+// orientations made; a single matrix (members = 0), or from 8192 rows a group of up to 32 members
+// (g from prepare_group with the column amaxes to zero).
+bool token_strips_ok(const TileArgs& a, const EncodeRecipe& r, int64_t members = 0);
+lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st, const GroupLaunch& g = {});
+
+// K1's tile path reads whole 16-byte row vectors: x aligned and every row starting aligned (K1
+// alone takes any K; the encode's K % 16 == 0 always qualifies).
+inline bool token_amax_tile_path_ok(const void* x, int64_t cols, lowp_dtype in) {
+  return aligned16(x) && (cols * dtype_bytes(in)) % 16 == 0;
+}
+lowp_status token_rht_amax_blocks(const TileArgs& a, lowp_dtype in, cudaStream_t st);
+
+// Per-tensor exact post-RHT amax of the columnwise copy into *out (zeroed first).
+lowp_status rht_amax(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st);
+
+// The one-thread-per-block kernels behind encode() and rht_amax() for misaligned pointers.
+lowp_status encode_blocks(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st);
+lowp_status rht_amax_blocks(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st);
+
+inline int64_t tile_count(int64_t n) { return (n + kTile - 1) / kTile; }
+
+// The tile arguments of one matrix x and its two orientations' outputs (null codes: not made).
+inline TileArgs tile_args(const DenseView& x, const Nvfp4Part& row, const Nvfp4Part& col, lowp_scale_layout layout,
+                          uint32_t sign_mask, const uint64_t* rng_state) {
+  TileArgs t{};
+  t.x = x.data;
+  t.rows = x.rows;
+  t.cols = x.cols;
+  t.row_codes = row.codes;
+  t.row_scales = row.scales;
+  t.row_amax = row.amax;
+  t.col_codes = col.codes;
+  t.col_scales = col.scales;
+  t.col_amax = col.amax;
+  t.row_scale_cols = num::scale_cols_padded(x.cols / kBlock);
+  t.col_scale_cols = num::scale_cols_padded(x.rows / kBlock);
+  t.swizzled = layout == LOWP_SCALE_LAYOUT_SWIZZLED;
+  t.sign_mask = sign_mask;
+  t.rng_state = rng_state;
+  t.col_tiles = tile_count(x.cols);
+  return t;
+}
+
+// Launch blocks of a tile kernel over a (one per tile) or over a group's row-tile slots.
+inline lowp_status launch_blocks(const TileArgs& a, const MemberMap& g, const char* op, unsigned* blocks) {
+  const int64_t n = (g.n == 0 ? tile_count(a.rows) : g.slot_bound) * a.col_tiles;
+  if (n > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "%s: more than 2^31 tiles in one launch", op);
+  *blocks = static_cast<unsigned>(n);
+  return LOWP_SUCCESS;
+}
+
+}  // namespace lowp::cuda::nvfp4
