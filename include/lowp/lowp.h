@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lowp/version.h" /* LOWP_VERSION_MAJOR, _MINOR, _PATCH, _STRING (generated) */
+
 #if defined(_WIN32)
 #define LOWP_API __declspec(dllexport)
 #else
@@ -28,10 +30,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define LOWP_VERSION_MAJOR 0
-#define LOWP_VERSION_MINOR 1
-#define LOWP_VERSION_PATCH 0
 
 /** Status of every call. */
 typedef enum lowp_status {
@@ -46,7 +44,7 @@ typedef enum lowp_status {
 LOWP_API const char* lowp_get_last_error(void);
 /** Name of a status code, e.g. "LOWP_ERROR_INVALID_ARGUMENT". */
 LOWP_API const char* lowp_status_name(lowp_status status);
-/** Library version as "major.minor.patch". */
+/** Library version as "major.minor.patch": LOWP_VERSION_STRING of the library's build. */
 LOWP_API const char* lowp_version(void);
 /** 1 when the library was built with CUDA and a CUDA device is visible, else 0. */
 LOWP_API int lowp_cuda_available(void);

@@ -118,7 +118,7 @@ using namespace lowp;
 
 extern "C" {
 
-const char* lowp_version(void) { return "0.1.0"; }
+const char* lowp_version(void) { return LOWP_VERSION_STRING; }
 
 int lowp_cuda_available(void) { return lowp::cuda::available() ? 1 : 0; }
 

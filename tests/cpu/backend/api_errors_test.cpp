@@ -262,7 +262,10 @@ TEST(ApiMisc, StatusNamesAndVersion) {
   EXPECT_STREQ(lowp_status_name(LOWP_ERROR_CUDA), "LOWP_ERROR_CUDA");
   EXPECT_STREQ(lowp_status_name(LOWP_ERROR_INTERNAL), "LOWP_ERROR_INTERNAL");
   EXPECT_STREQ(lowp_status_name(static_cast<lowp_status>(77)), "LOWP_STATUS_UNKNOWN");
-  EXPECT_STREQ(lowp_version(), "0.1.0");
+  // The library's version is the header's (both generated from CMake's project version).
+  EXPECT_STREQ(lowp_version(), LOWP_VERSION_STRING);
+  EXPECT_EQ(std::string(LOWP_VERSION_STRING), std::to_string(LOWP_VERSION_MAJOR) + "." + std::to_string(LOWP_VERSION_MINOR) +
+                                                  "." + std::to_string(LOWP_VERSION_PATCH));
   EXPECT_EQ(lowp_cuda_available(), 0);  // CPU-only build, no GPU here
 }
 
