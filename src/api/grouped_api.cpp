@@ -1,11 +1,12 @@
-// C entry points of the grouped FP8 operations: validate the group and its outputs, pick the
-// backend from where the data lives, call.
+// C entry points of the grouped FP8 operations (per-tensor DELAYED / CURRENT scaling per member):
+// validate the group and its outputs, pick the backend from where the data lives, call.
 #include <cstring>
 
 #include "core/backends.h"
 #include "core/group_layout_rules.h"
 #include "core/error.h"
 #include "core/validate.h"
+#include "recipes/fp8_rules.h"  // check_fp8_config
 
 namespace lowp {
 namespace {
@@ -92,7 +93,9 @@ lowp_status grouped_quantize(const lowp_grouped_tensor* x, const void* act_input
   if (q->rowwise_data == nullptr && q->columnwise_data == nullptr)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "q->rowwise_data and q->columnwise_data are both NULL; request at least one");
   lowp_quant_config c;
-  LOWP_TRY(resolve_fp8_config(cfg, &c));
+  lowp_quant_config_default(&c);
+  if (cfg != nullptr) c = *cfg;
+  LOWP_TRY(check_fp8_config(c));
   LOWP_TRY(check_aligned(act_input, dtype_bytes(x->dtype), "act_input"));
   MemorySpace space;
   LOWP_TRY(check_same_space({{x->data, "x->data"}, {act_input, "act_input"}, {q->rowwise_data, "q->rowwise_data"},

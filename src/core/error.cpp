@@ -21,21 +21,6 @@ lowp_status succeed() {
   return LOWP_SUCCESS;
 }
 
+const char* last_error_message() { return g_message; }
+
 }  // namespace lowp
-
-extern "C" {
-
-const char* lowp_get_last_error(void) { return lowp::g_message; }
-
-const char* lowp_status_name(lowp_status status) {
-  switch (status) {
-    case LOWP_SUCCESS: return "LOWP_SUCCESS";
-    case LOWP_ERROR_INVALID_ARGUMENT: return "LOWP_ERROR_INVALID_ARGUMENT";
-    case LOWP_ERROR_UNSUPPORTED: return "LOWP_ERROR_UNSUPPORTED";
-    case LOWP_ERROR_CUDA: return "LOWP_ERROR_CUDA";
-    case LOWP_ERROR_INTERNAL: return "LOWP_ERROR_INTERNAL";
-  }
-  return "LOWP_STATUS_UNKNOWN";
-}
-
-}  // extern "C"

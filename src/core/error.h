@@ -1,4 +1,5 @@
-// Thread-local last-error message behind lowp_get_last_error().
+// The thread-local last-error message behind lowp_get_last_error(): every layer reports a failure
+// by `return fail(status, "...")`, naming the argument and the rule.
 #pragma once
 #include "lowp/lowp.h"
 
@@ -8,6 +9,8 @@ namespace lowp {
 lowp_status fail(lowp_status status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 // Clears the message and returns LOWP_SUCCESS.
 lowp_status succeed();
+// The message of this thread's last failure ("" after a success).
+const char* last_error_message();
 
 }  // namespace lowp
 

@@ -1,18 +1,12 @@
-// POD arguments of the FP8 operations, shared by the CPU and CUDA backends. The API layer
-// fills them after validation; backends trust them.
+// POD arguments of the FP8 operations, shared by the CPU and CUDA backends. The recipes (src/recipes)
+// and the API entries fill them after validation; backends trust them.
 #pragma once
 #include <cstdint>
 
+#include "core/views.h"
 #include "lowp/lowp.h"
 
 namespace lowp {
-
-struct DenseView {
-  const void* data;
-  lowp_dtype dtype;
-  int64_t rows;
-  int64_t cols;
-};
 
 // One FP8 quantize call (any scaling). Null code pointers = orientation not requested.
 struct Fp8QuantizeArgs {
@@ -62,14 +56,5 @@ struct DelayedUpdateArgs {
 };
 
 inline float fp8_max_of(lowp_dtype t) { return t == LOWP_DTYPE_E4M3 ? 448.0f : 57344.0f; }
-
-inline int64_t dtype_bytes(lowp_dtype t) {
-  switch (t) {
-    case LOWP_DTYPE_FLOAT32: return 4;
-    case LOWP_DTYPE_FLOAT16:
-    case LOWP_DTYPE_BFLOAT16: return 2;
-    default: return 1;
-  }
-}
 
 }  // namespace lowp

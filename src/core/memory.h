@@ -1,4 +1,5 @@
-// Where a pointer lives decides the backend (ARCHITECTURE.md "src/api").
+// Where a pointer lives decides the backend. Declared here, defined by the CUDA backend
+// (cuda/common/runtime.cpp) or, in a build without it, by core/no_cuda.cpp.
 #pragma once
 
 namespace lowp {

@@ -1,10 +1,10 @@
 // POD arguments of the NVFP4 operations (per-tensor and per-token recipes), shared by the CPU and
-// CUDA backends. The API layer fills them after validation (shapes, combinations, pointers);
-// backends trust them.
+// CUDA backends. The recipes (src/recipes) and the API entries fill them after validation (shapes,
+// combinations, pointers); backends trust them.
 #pragma once
 #include <cstdint>
 
-#include "core/fp8_args.h"  // DenseView
+#include "core/views.h"
 #include "lowp/lowp.h"
 
 namespace lowp {

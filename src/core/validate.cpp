@@ -86,29 +86,16 @@ lowp_status check_same_space(std::initializer_list<NamedPointer> ptrs, MemorySpa
   return LOWP_SUCCESS;
 }
 
-}  // namespace lowp
-
-namespace lowp {
 lowp_status check_aligned(const void* p, int64_t alignment, const char* name) {
   if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(alignment) != 0)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is not aligned to %lld bytes", name,
                 static_cast<long long>(alignment));
   return LOWP_SUCCESS;
 }
-}  // namespace lowp
 
-namespace lowp {
-lowp_status resolve_fp8_config(const lowp_quant_config* cfg, lowp_quant_config* out) {
-  lowp_quant_config_default(out);
-  if (cfg != nullptr) *out = *cfg;
-  if (!(out->amax_epsilon >= 0.0f))
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->amax_epsilon must be >= 0 (got %g)",
-                static_cast<double>(out->amax_epsilon));
-  if (out->rht || out->stochastic_rounding || out->block_2d || out->amax_estimation || out->amax_given)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg: rht, stochastic_rounding, block_2d, amax_estimation and amax_given apply to NVFP4 "
-                "recipes only; set them to 0 for FP8");
-  return LOWP_SUCCESS;
+lowp_status check_floats(const float* p, const char* name, bool required) {
+  if (required) LOWP_TRY(check_not_null(p, name));
+  return check_aligned(p, 4, name);
 }
 
 lowp_status check_activation(lowp_activation act) {
@@ -118,4 +105,5 @@ lowp_status check_activation(lowp_activation act) {
               "act is %d; expected LOWP_ACTIVATION_GELU_TANH, LOWP_ACTIVATION_SILU or LOWP_ACTIVATION_RELU",
               static_cast<int>(act));
 }
+
 }  // namespace lowp

@@ -1,18 +1,32 @@
-// Argument checks shared by the API entry points. Each returns LOWP_SUCCESS or a failure whose
-// message names the argument and the rule.
+// Argument checks every layer above the backends shares (SPEC §9: all of them run before any
+// memory is touched). Each returns LOWP_SUCCESS or a failure whose message names the argument and
+// the rule.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 
-#include "lowp/lowp.h"
 #include "core/memory.h"
+#include "lowp/lowp.h"
 
 namespace lowp {
 
 lowp_status check_not_null(const void* p, const char* name);
+// `p` (if not NULL) is a multiple of `alignment` bytes.
+lowp_status check_aligned(const void* p, int64_t alignment, const char* name);
+// A float array: 4-byte aligned, and not NULL when `required`.
+lowp_status check_floats(const float* p, const char* name, bool required);
 lowp_status check_high_precision_dtype(lowp_dtype t, const char* name);
 lowp_status check_shape(int64_t rows, int64_t cols, const char* name);
+// rows * cols elements must fit in int64 and in size_t (at most 2^56).
+lowp_status check_element_count(int64_t rows, int64_t cols, const char* name);
+
+// A dense high-precision tensor: not NULL, FLOAT32/FLOAT16/BFLOAT16, rows and cols >= 1 (rows
+// >= 0 with allow_empty_rows), data not NULL and aligned to its element size.
+lowp_status check_tensor(const lowp_tensor* t, const char* name, bool allow_empty_rows = false);
+
+// act is one of the lowp_activation values.
+lowp_status check_activation(lowp_activation act);
 
 struct NamedPointer {
   const void* ptr;  // NULL entries are skipped
@@ -22,30 +36,10 @@ struct NamedPointer {
 // All non-null pointers in one memory space; returns it through `space`.
 lowp_status check_same_space(std::initializer_list<NamedPointer> ptrs, MemorySpace* space);
 
-// rows * cols elements of `bytes_per_element` must fit in int64 and in size_t.
-lowp_status check_element_count(int64_t rows, int64_t cols, const char* name);
-
-// A dense high-precision tensor: not NULL, FLOAT32/FLOAT16/BFLOAT16, rows and cols >= 1 (rows
-// >= 0 with allow_empty_rows), data not NULL and aligned to its element size.
-lowp_status check_tensor(const lowp_tensor* t, const char* name, bool allow_empty_rows = false);
-
 // Grouped calls: the backend follows the data; layout arrays in device memory need the CUDA
 // backend (`layout` names them), and the CUDA backend needs lowp_grouped_workspace_size(n)
-// bytes of 8-byte-aligned workspace.
+// bytes of 8-byte-aligned workspace in device memory.
 lowp_status check_grouped_backend(MemorySpace data, bool layout_on_device, const char* layout, int64_t n,
                                   const void* ws, size_t ws_bytes);
 
-}  // namespace lowp
-
-namespace lowp {
-// `p` (if not NULL) is a multiple of `alignment` bytes.
-lowp_status check_aligned(const void* p, int64_t alignment, const char* name);
-}  // namespace lowp
-
-namespace lowp {
-// Copies *cfg (NULL: the defaults) into *out and checks it for an FP8 recipe: amax_epsilon >= 0
-// and no NVFP4-only knob set.
-lowp_status resolve_fp8_config(const lowp_quant_config* cfg, lowp_quant_config* out);
-// act is one of the lowp_activation values.
-lowp_status check_activation(lowp_activation act);
 }  // namespace lowp

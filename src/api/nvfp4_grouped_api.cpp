@@ -1,16 +1,19 @@
-// C entry points of the NVFP4 per-token recipe (SPEC §5): lowp_quantize, lowp_dequantize and
-// lowp_quantized_sizes_query for LOWP_SCALING_NVFP4_PER_TOKEN (called from fp8_api.cpp), K1 alone
-// (lowp_nvfp4_amax_per_token) and the grouped calls (lowp_nvfp4_grouped_*). Every rule is
-// checked before any memory is touched (SPEC §9), then the backend follows the memory space.
+// C entry points of grouped NVFP4 per-token (SPEC §5, "Grouped"): N members split along the rows
+// of one tensor, quantized (lowp_nvfp4_grouped_quantize) or their K1 alone
+// (lowp_nvfp4_grouped_amax) in one call, and the buffer sizes of every split. The per-token
+// recipe's rules (recipes/nvfp4_per_token.h) apply to the whole tensor; the group's own are here.
+// Every rule is checked before any memory is touched (SPEC §9); host member_rows are checked here,
+// device ones on the device (cuda/group/nvfp4_prep.cu) with the same rules.
 #include <algorithm>
 
 #include "core/backends.h"
-#include "core/group_layout_rules.h"
 #include "core/error.h"
-#include "api/nvfp4_api.h"
+#include "core/group_layout_rules.h"
 #include "core/validate.h"
+#include "recipes/nvfp4_per_token.h"
+#include "recipes/nvfp4_rules.h"
 
-namespace lowp::nvfp4_per_token_api {
+namespace lowp {
 namespace {
 
 constexpr int64_t kBlock = 16;
@@ -18,38 +21,11 @@ constexpr int64_t kMaxMembers = int64_t{1} << 40;  // as lowp_grouped_workspace_
 
 long long ll(int64_t v) { return static_cast<long long>(v); }
 
-Nvfp4PerTokenArgs make_args(const lowp_tensor& x, const lowp_quantized_tensor& q, const lowp_quant_config& c,
-                            bool want_row, bool want_col) {
-  Nvfp4PerTokenArgs a{};
-  a.x = {x.data, x.dtype, x.rows, x.cols};
-  a.scale_layout = q.scale_layout;
-  a.row = nvfp4_api::part_args(q.rowwise, want_row);
-  a.col = nvfp4_api::part_args(q.columnwise, want_col);
-  a.rht = c.rht != 0;
-  a.rht_sign_mask = c.rht_sign_mask;
-  a.stochastic_rounding = c.stochastic_rounding != 0;
-  a.rng_state = a.stochastic_rounding ? c.rng_state : nullptr;
-  a.amax_given = c.amax_given != 0;
-  return a;
-}
-
-// K1's outputs and knobs (single or grouped): at least one output, 4-byte aligned; cfg->rht and
-// rht_sign_mask are the only knobs read; column amaxes with RHT need 16-row strips.
-lowp_status check_amax_call(const lowp_tensor& x, float* row_amax, float* col_amax,
-                            const lowp_quant_config* cfg, Nvfp4PerTokenAmaxArgs* a) {
-  if (row_amax == nullptr && col_amax == nullptr)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "row_amax and col_amax are both NULL; request at least one");
-  LOWP_TRY(check_aligned(row_amax, 4, "row_amax"));
-  LOWP_TRY(check_aligned(col_amax, 4, "col_amax"));
-  const lowp_quant_config c = nvfp4_api::resolve_config(cfg);
-  if (c.rht && c.rht_sign_mask > 0xFFFFu)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->rht_sign_mask is 0x%x; it is a 16-bit mask", c.rht_sign_mask);
-  if (col_amax != nullptr && c.rht && x.rows % kBlock != 0)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "x->rows (M) is %lld; col_amax with cfg->rht needs M %% 16 == 0 (the RHT runs on 16-row strips)",
-                ll(x.rows));
-  *a = {{x.data, x.dtype, x.rows, x.cols}, row_amax, col_amax, c.rht != 0, c.rht_sign_mask};
-  return LOWP_SUCCESS;
+lowp_quant_config config_or_defaults(const lowp_quant_config* cfg) {
+  lowp_quant_config c;
+  lowp_quant_config_default(&c);
+  if (cfg != nullptr) c = *cfg;
+  return c;
 }
 
 // A group's input: x (rows may be 0: every member empty), N and member_rows; returns where
@@ -127,67 +103,11 @@ uint64_t padded_rows_bound(int64_t units, int64_t n, int64_t g) {
 }
 
 }  // namespace
-
-lowp_status check_config(const lowp_quant_config& c) {
-  if (c.block_2d)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg->block_2d: 16x16 block scales belong to the NVFP4 per-tensor recipe (weights), not to "
-                "NVFP4 per-token; set it to 0");
-  if (c.amax_estimation)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg->amax_estimation applies to the NVFP4 per-tensor recipe only (per-token column amaxes "
-                "are always exact); set it to 0");
-  return nvfp4_api::check_common_config(c);
-}
-
-lowp_status quantize(const lowp_tensor& x, const lowp_quantized_tensor& q, const lowp_quant_config* cfg,
-                     void* stream) {
-  bool want_row, want_col;
-  LOWP_TRY(nvfp4_api::check_outputs(x, q, &want_row, &want_col));
-  const lowp_quant_config c = nvfp4_api::resolve_config(cfg);
-  LOWP_TRY(check_config(c));
-  const Nvfp4PerTokenArgs a = make_args(x, q, c, want_row, want_col);
-  MemorySpace space;
-  LOWP_TRY(nvfp4_api::quantize_space(x.data, a.row, a.col, a.rng_state, &space));
-  LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_per_token_quantize(a, stream)
-                                         : cpu::nvfp4_per_token_quantize(a));
-  return succeed();
-}
-
-lowp_status dequantize(const lowp_quantized_tensor& q, lowp_orientation which, const lowp_tensor& out,
-                       void* stream) {
-  Nvfp4DequantizeArgs a;
-  MemorySpace space;
-  LOWP_TRY(nvfp4_api::dequantize_args(q, which, out, &a, &space));
-  LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_per_token_dequantize(a, stream)
-                                         : cpu::nvfp4_per_token_dequantize(a));
-  return succeed();
-}
-
-lowp_status sizes(int64_t rows, int64_t cols, lowp_quantized_sizes* out) {
-  LOWP_TRY(nvfp4_api::sizes(rows, cols, out));  // codes and scales as per-tensor
-  out->amax_bytes[0] = sizeof(float) * static_cast<size_t>(rows);
-  if (out->data_bytes[1] != 0) out->amax_bytes[1] = sizeof(float) * static_cast<size_t>(cols);
-  return succeed();
-}
-
-}  // namespace lowp::nvfp4_per_token_api
+}  // namespace lowp
 
 using namespace lowp;
-using namespace lowp::nvfp4_per_token_api;
 
 extern "C" {
-
-lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
-                                      const lowp_quant_config* cfg, void* stream) {
-  LOWP_TRY(check_tensor(x, "x"));
-  Nvfp4PerTokenAmaxArgs a;
-  LOWP_TRY(check_amax_call(*x, row_amax, col_amax, cfg, &a));
-  MemorySpace space;
-  LOWP_TRY(check_same_space({{x->data, "x->data"}, {row_amax, "row_amax"}, {col_amax, "col_amax"}}, &space));
-  LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_per_token_amax(a, stream) : cpu::nvfp4_per_token_amax(a));
-  return succeed();
-}
 
 lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
                                         lowp_quantized_tensor* q, const lowp_quant_config* cfg, void* workspace,
@@ -200,16 +120,15 @@ lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensor
                 "q->dtype is %d and q->scaling %d; grouped NVFP4 quantize needs LOWP_DTYPE_E2M1 with "
                 "LOWP_SCALING_NVFP4_PER_TOKEN",
                 static_cast<int>(q->dtype), static_cast<int>(q->scaling));
-  bool want_row, want_col;
-  LOWP_TRY(nvfp4_api::check_outputs(*x, *q, &want_row, &want_col));
-  const lowp_quant_config c = nvfp4_api::resolve_config(cfg);
-  LOWP_TRY(check_config(c));
+  LOWP_TRY(check_nvfp4_outputs(*x, *q));
+  const lowp_quant_config c = config_or_defaults(cfg);
+  LOWP_TRY(check_nvfp4_per_token_config(c));
   Nvfp4GroupedArgs a{};
-  a.t = make_args(*x, *q, c, want_row, want_col);
+  a.t = nvfp4_per_token_args(*x, *q, c);
   MemorySpace space;
-  LOWP_TRY(nvfp4_api::quantize_space(x->data, a.t.row, a.t.col, a.t.rng_state, &space));
+  LOWP_TRY(nvfp4_quantize_space(x->data, a.t.row, a.t.col, a.t.rng_state, &space));
   RowMultiple mult;
-  LOWP_TRY(group_row_multiple(c, want_col, "the columnwise copy", &mult));
+  LOWP_TRY(group_row_multiple(c, q->columnwise.data != nullptr, "the columnwise copy", &mult));
   LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, mult, workspace, workspace_bytes));
   a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace, mult.value};
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_grouped_quantize(a, stream) : cpu::nvfp4_grouped_quantize(a));
@@ -221,13 +140,13 @@ lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors, c
                                     size_t workspace_bytes, void* stream) {
   MemorySpace rows_space;
   LOWP_TRY(check_group_input(x, num_tensors, member_rows, &rows_space));
+  const lowp_quant_config c = config_or_defaults(cfg);
   Nvfp4GroupedAmaxArgs a{};
-  LOWP_TRY(check_amax_call(*x, row_amax, col_amax, cfg, &a.t));
+  LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a.t));
   MemorySpace space;
   LOWP_TRY(check_same_space({{x->data, "x->data"}, {row_amax, "row_amax"}, {col_amax, "col_amax"}}, &space));
   RowMultiple mult;
-  LOWP_TRY(group_row_multiple(nvfp4_api::resolve_config(cfg), col_amax != nullptr && a.t.rht, "col_amax with cfg->rht",
-                              &mult));
+  LOWP_TRY(group_row_multiple(c, col_amax != nullptr && a.t.rht, "col_amax with cfg->rht", &mult));
   LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, mult, workspace, workspace_bytes));
   a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace, mult.value};
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_grouped_amax(a, stream) : cpu::nvfp4_grouped_amax(a));

@@ -1,0 +1,54 @@
+// C entry points about the library itself and its option structs: errors, version, backends,
+// the lowp_quant_config defaults and the NVFP4 role presets (SPEC §8).
+#include "core/backends.h"
+#include "core/error.h"
+#include "lowp/lowp.h"
+
+using namespace lowp;
+
+extern "C" {
+
+const char* lowp_get_last_error(void) { return last_error_message(); }
+
+const char* lowp_status_name(lowp_status status) {
+  switch (status) {
+    case LOWP_SUCCESS: return "LOWP_SUCCESS";
+    case LOWP_ERROR_INVALID_ARGUMENT: return "LOWP_ERROR_INVALID_ARGUMENT";
+    case LOWP_ERROR_UNSUPPORTED: return "LOWP_ERROR_UNSUPPORTED";
+    case LOWP_ERROR_CUDA: return "LOWP_ERROR_CUDA";
+    case LOWP_ERROR_INTERNAL: return "LOWP_ERROR_INTERNAL";
+  }
+  return "LOWP_STATUS_UNKNOWN";
+}
+
+const char* lowp_version(void) { return LOWP_VERSION_STRING; }
+
+int lowp_cuda_available(void) { return cuda::available() ? 1 : 0; }
+
+void lowp_quant_config_default(lowp_quant_config* cfg) {
+  if (cfg == nullptr) return;
+  *cfg = lowp_quant_config{};
+  cfg->rht_sign_mask = 0xD7E8u;
+  cfg->amax_estimation_factor = 2.0f;
+}
+
+void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg) {
+  if (cfg == nullptr) return;
+  lowp_quant_config_default(cfg);
+  switch (role) {
+    case LOWP_ROLE_INPUT:
+      cfg->rht = 1;
+      cfg->amax_estimation_factor = 2.0f;
+      break;
+    case LOWP_ROLE_WEIGHT:
+      cfg->block_2d = 1;
+      break;
+    case LOWP_ROLE_GRADIENT:
+      cfg->rht = 1;
+      cfg->stochastic_rounding = 1;
+      cfg->amax_estimation_factor = 1.0f;
+      break;
+  }
+}
+
+}  // extern "C"

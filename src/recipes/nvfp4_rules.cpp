@@ -1,0 +1,141 @@
+#include "recipes/nvfp4_rules.h"
+
+#include "core/error.h"
+#include "core/validate.h"
+#include "numerics/swizzle.h"
+
+namespace lowp {
+namespace {
+
+constexpr int64_t kBlock = 16;
+
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+lowp_status check_layout(lowp_scale_layout l) {
+  if (l == LOWP_SCALE_LAYOUT_COMPACT || l == LOWP_SCALE_LAYOUT_SWIZZLED) return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "q->scale_layout is %d; expected LOWP_SCALE_LAYOUT_COMPACT or LOWP_SCALE_LAYOUT_SWIZZLED",
+              static_cast<int>(l));
+}
+
+lowp_status check_k(int64_t cols, const char* name) {
+  if (cols % kBlock == 0) return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "%s->cols (K) is %lld; NVFP4 needs K %% 16 == 0 (16-element blocks along K)", name, ll(cols));
+}
+
+lowp_status check_m_for_columnwise(int64_t rows, const char* name) {
+  if (rows % kBlock == 0) return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "%s->rows (M) is %lld; the NVFP4 columnwise copy needs M %% 16 == 0 (16-element blocks "
+              "along M): request the rowwise copy only, or pad M",
+              name, ll(rows));
+}
+
+lowp_status check_part(const lowp_quantized_part& p, const char* scale_name, const char* amax_name) {
+  LOWP_TRY(check_not_null(p.scale_inv, scale_name));
+  LOWP_TRY(check_not_null(p.amax, amax_name));
+  return check_aligned(p.amax, 4, amax_name);
+}
+
+}  // namespace
+
+size_t nvfp4_scale_array_bytes(int64_t rows, int64_t blocks) {
+  return static_cast<size_t>(num::scale_rows_padded(rows) * num::scale_cols_padded(blocks));
+}
+
+lowp_status check_nvfp4_config(const lowp_quant_config& c) {
+  if (c.amax_epsilon != 0.0f)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->amax_epsilon is %g; it applies to FP8 recipes only, set it to 0 for NVFP4",
+                static_cast<double>(c.amax_epsilon));
+  if (c.power_of_two_scale)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->power_of_two_scale applies to FP8 recipes only; set it to 0 for NVFP4");
+  if (c.rht && c.rht_sign_mask > 0xFFFFu)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->rht_sign_mask is 0x%x; it is a 16-bit mask",
+                c.rht_sign_mask);
+  if (c.stochastic_rounding) {
+    if (c.rng_state == nullptr)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                  "cfg->rng_state is NULL; cfg->stochastic_rounding needs {seed, offset} (two uint64)");
+    LOWP_TRY(check_aligned(c.rng_state, 8, "cfg->rng_state"));
+  }
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_nvfp4_outputs(const lowp_tensor& x, const lowp_quantized_tensor& q) {
+  if (q.rows != x.rows || q.cols != x.cols)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "q is %lld x %lld but x is %lld x %lld", ll(q.rows), ll(q.cols),
+                ll(x.rows), ll(x.cols));
+  const bool want_row = q.rowwise.data != nullptr, want_col = q.columnwise.data != nullptr;
+  if (!want_row && !want_col)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "q->rowwise.data and q->columnwise.data are both NULL; request at least one");
+  LOWP_TRY(check_k(x.cols, "x"));
+  if (want_col) LOWP_TRY(check_m_for_columnwise(x.rows, "x"));
+  LOWP_TRY(check_layout(q.scale_layout));
+  if (want_row) LOWP_TRY(check_part(q.rowwise, "q->rowwise.scale_inv", "q->rowwise.amax"));
+  if (want_col) LOWP_TRY(check_part(q.columnwise, "q->columnwise.scale_inv", "q->columnwise.amax"));
+  return LOWP_SUCCESS;
+}
+
+Nvfp4Part nvfp4_part(const lowp_quantized_part& p) {
+  if (p.data == nullptr) return {nullptr, nullptr, nullptr};
+  return {static_cast<uint8_t*>(p.data), static_cast<uint8_t*>(p.scale_inv), p.amax};
+}
+
+lowp_status nvfp4_quantize_space(const void* x, const Nvfp4Part& row, const Nvfp4Part& col, const uint64_t* rng_state,
+                                 MemorySpace* space) {
+  return check_same_space({{x, "x->data"},
+                           {row.codes, "q->rowwise.data"},
+                           {row.scales, "q->rowwise.scale_inv"},
+                           {row.amax, "q->rowwise.amax"},
+                           {col.codes, "q->columnwise.data"},
+                           {col.scales, "q->columnwise.scale_inv"},
+                           {col.amax, "q->columnwise.amax"},
+                           {rng_state, "cfg->rng_state"}},
+                          space);
+}
+
+lowp_status check_nvfp4_dequantize(const DequantizeCall& c) {
+  const bool row = c.which == LOWP_ROWWISE;
+  LOWP_TRY(check_k(c.q.cols, "q"));
+  if (!row) LOWP_TRY(check_m_for_columnwise(c.q.rows, "q"));
+  LOWP_TRY(check_layout(c.q.scale_layout));
+  return check_part(c.part, row ? "q->rowwise.scale_inv" : "q->columnwise.scale_inv",
+                    row ? "q->rowwise.amax" : "q->columnwise.amax");
+}
+
+lowp_status nvfp4_dequantize_args(const DequantizeCall& c, DequantizeArgs* a, MemorySpace* space) {
+  a->nvfp4 = {static_cast<const uint8_t*>(c.part.data),
+              static_cast<const uint8_t*>(c.part.scale_inv),
+              c.part.amax,
+              c.rows,
+              c.cols,
+              c.q.scale_layout,
+              c.out.data,
+              c.out.dtype};
+  const Nvfp4DequantizeArgs& d = a->nvfp4;
+  return check_same_space({{d.codes, "codes"}, {d.scales, "scale_inv"}, {d.amax, "amax"}, {d.out, "out->data"}}, space);
+}
+
+lowp_status nvfp4_sizes(int64_t rows, int64_t cols, bool amax_per_row, lowp_quantized_sizes* out) {
+  if (cols % kBlock != 0)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cols (K) is %lld; NVFP4 needs K %% 16 == 0 (16-element blocks along K)", ll(cols));
+  lowp_quantized_sizes s{};
+  const size_t codes = static_cast<size_t>(rows) * static_cast<size_t>(cols) / 2;
+  s.data_bytes[0] = codes;
+  s.scale_inv_bytes[0] = nvfp4_scale_array_bytes(rows, cols / kBlock);
+  s.amax_bytes[0] = sizeof(float) * static_cast<size_t>(amax_per_row ? rows : 1);
+  if (rows % kBlock == 0) {  // else no columnwise copy can be made: its sizes stay 0
+    s.data_bytes[1] = codes;
+    s.scale_inv_bytes[1] = nvfp4_scale_array_bytes(cols, rows / kBlock);
+    s.amax_bytes[1] = sizeof(float) * static_cast<size_t>(amax_per_row ? cols : 1);
+  }
+  *out = s;
+  return LOWP_SUCCESS;
+}
+
+}  // namespace lowp

@@ -1,0 +1,34 @@
+// What the NVFP4 recipes (per-tensor, per-token) share: q's outputs for x, the cfg knobs both
+// read alike, the backend arguments of a part, the dequantize of one orientation and the buffer
+// sizes. Messages name the argument and the rule (SPEC §9).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "recipes/recipe.h"
+
+namespace lowp {
+
+// Bytes of one orientation's block-scale array: [roundup(rows,128)][roundup(blocks,4)].
+size_t nvfp4_scale_array_bytes(int64_t rows, int64_t blocks);
+// q's outputs for x: q's shape is x's, at least one part requested, K % 16 == 0, M % 16 == 0
+// with the columnwise part, a known scale layout, each requested part's scale_inv and amax
+// (not NULL, amax 4-byte aligned).
+lowp_status check_nvfp4_outputs(const lowp_tensor& x, const lowp_quantized_tensor& q);
+// The knobs both recipes read alike: FP8-only knobs off, a 16-bit rht_sign_mask with rht, an
+// 8-byte-aligned rng_state with stochastic_rounding.
+lowp_status check_nvfp4_config(const lowp_quant_config& c);
+// A part's backend arguments (all NULL when it is not requested: data NULL).
+Nvfp4Part nvfp4_part(const lowp_quantized_part& p);
+// Every buffer of a quantize call in one memory space (returned).
+lowp_status nvfp4_quantize_space(const void* x, const Nvfp4Part& row, const Nvfp4Part& col, const uint64_t* rng_state,
+                                 MemorySpace* space);
+// lowp_dequantize: K % 16 == 0, M % 16 == 0 for the columnwise copy, a known layout, the part's
+// scale_inv and amax.
+lowp_status check_nvfp4_dequantize(const DequantizeCall& c);
+lowp_status nvfp4_dequantize_args(const DequantizeCall& c, DequantizeArgs* a, MemorySpace* space);
+// Sizes of both copies (the columnwise one only when rows % 16 == 0: else its sizes are 0); the
+// amaxes: one float per orientation row with amax_per_row (per-token), else one per copy.
+lowp_status nvfp4_sizes(int64_t rows, int64_t cols, bool amax_per_row, lowp_quantized_sizes* out);
+
+}  // namespace lowp
