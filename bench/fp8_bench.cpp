@@ -253,7 +253,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     t.x = {A.x + off, LOWP_DTYPE_BFLOAT16, M, K};
     t.deq_out = {A.out + off, LOWP_DTYPE_BFLOAT16, M, K};
 
-    lowp_quantized_tensor q{};
+    lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = LOWP_DTYPE_E4M3;
     q.rows = M;
     q.cols = K;

@@ -437,7 +437,7 @@ lowp_grouped_tensor group_view(uint16_t* x, int64_t M, int64_t K, int n, const D
 }
 
 lowp_grouped_quantized_tensor group_out(uint8_t* row, uint8_t* col, int n, int sc, const State& s) {
-  lowp_grouped_quantized_tensor q{};
+  lowp_grouped_quantized_tensor q = LOWP_GROUPED_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E4M3;
   q.scaling = kScaling[sc];
   q.num_tensors = n;
@@ -453,7 +453,7 @@ lowp_grouped_quantized_tensor group_out(uint8_t* row, uint8_t* col, int n, int s
 // An FP8 per-tensor quantized view of rows x K codes with its three state floats.
 lowp_quantized_tensor tensor_out(uint8_t* row, uint8_t* col, int64_t rows, int64_t K, int sc,
                                  float* scale, float* scale_inv, float* amax) {
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E4M3;
   q.scaling = kScaling[sc];
   q.rows = rows;

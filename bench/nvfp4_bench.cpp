@@ -144,7 +144,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     const size_t off = static_cast<size_t>(s) * stride, soff = static_cast<size_t>(s) * scale_stride;
     t.x = {A.x + off, LOWP_DTYPE_BFLOAT16, M, K};
     t.out = {A.out + off, LOWP_DTYPE_BFLOAT16, M, K};
-    t.q = {};
+    t.q = LOWP_QUANTIZED_TENSOR_INIT;
     t.q.dtype = LOWP_DTYPE_E2M1;
     t.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR;
     t.q.rows = M;

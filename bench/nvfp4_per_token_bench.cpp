@@ -393,7 +393,7 @@ void scaled_amaxes(const float* src, float* dst, int64_t n) {
 }
 
 lowp_quantized_tensor q_of(const Set& t, const Plan& p, lowp_scaling scaling, lowp_scale_layout layout) {
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E2M1;
   q.scaling = scaling;
   q.scale_layout = layout;

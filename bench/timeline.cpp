@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   };
   const auto call = [&](const Set& t) {
     if (o.op == "k1" || o.op == "grouped8_k1") return amax(t);
-    lowp_quantized_tensor q{};
+    lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = LOWP_DTYPE_E2M1;
     q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
     q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;

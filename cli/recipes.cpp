@@ -37,7 +37,7 @@ struct QuantizedBuffers {
   Buffer data[2], scale_inv[2], amax[2];
   Buffer scale, tensor_scale_inv, tensor_amax;
   Buffer history;  // delayed scaling only
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
 };
 
 void allocate(QuantizedBuffers& qb, const Recipe& r, const HostTensor& t, Backend b) {

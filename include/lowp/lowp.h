@@ -12,6 +12,21 @@
  * - Every call validates all arguments before touching memory. On error nothing is written and
  *   lowp_get_last_error() names the argument and the rule that failed.
  * - Numerics follow SPEC.md bit for bit; both backends produce identical bytes.
+ *
+ * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor, and
+ * every options struct to come): their FIRST member is `size_t struct_size`, the size of the
+ * struct as the caller was compiled (sizeof). Initialise them with the library's initialiser,
+ * which sets it: lowp_quant_config_default() (or lowp_quant_config_nvfp4()),
+ * lowp_quantized_tensor_init() / LOWP_QUANTIZED_TENSOR_INIT,
+ * lowp_grouped_quantized_tensor_init() / LOWP_GROUPED_QUANTIZED_TENSOR_INIT; then set members
+ * by name (a positional brace list would put its first value into struct_size). Every call
+ * that takes one rejects struct_size 0 (the message names the initialiser), a size below the
+ * struct's first release, or one above this library's sizeof (a caller built against a newer
+ * lowp.h), and reads only the caller's struct_size bytes: members added after the caller's
+ * lowp.h take their defaults (0 unless the member says otherwise). New members are only ever
+ * appended, so a caller built against an older lowp.h keeps working. Plain views
+ * (lowp_tensor, lowp_quantized_part, lowp_grouped_tensor, lowp_quantized_sizes) never change:
+ * a new layout is a new `_v2` type.
  */
 #ifndef LOWP_LOWP_H
 #define LOWP_LOWP_H
@@ -114,8 +129,12 @@ typedef struct lowp_quantized_part {
                         lowp_dequantize. */
 } lowp_quantized_part;
 
-/** A quantized tensor: format, recipe, shape of x and its rowwise/columnwise copies. */
+/**
+ * A quantized tensor: format, recipe, shape of x and its rowwise/columnwise copies. A growable
+ * struct: initialise with lowp_quantized_tensor_init() or LOWP_QUANTIZED_TENSOR_INIT.
+ */
 typedef struct lowp_quantized_tensor {
+  size_t struct_size;              /**< sizeof(lowp_quantized_tensor), set by the initialisers */
   lowp_dtype dtype;                /**< E4M3, E5M2 (FP8) or E2M1 (NVFP4) */
   lowp_scaling scaling;
   lowp_scale_layout scale_layout;  /**< NVFP4 block scales only */
@@ -130,8 +149,13 @@ typedef struct lowp_quantized_tensor {
                          current: written (overwritten) with max|x|. */
 } lowp_quantized_tensor;
 
-/** Recipe knobs. Initialise with lowp_quant_config_default() and override what you need. */
+/**
+ * Recipe knobs. A growable struct: initialise with lowp_quant_config_default() (or
+ * lowp_quant_config_nvfp4()) and override what you need. It has no INIT macro: its defaults are
+ * not all zero, and lowp_quant_config_default() is their one home.
+ */
 typedef struct lowp_quant_config {
+  size_t struct_size;         /**< sizeof(lowp_quant_config), set by the initialisers */
   float amax_epsilon;         /**< scale from amax uses max(amax, eps); default 0 */
   int power_of_two_scale;     /**< 1: clear the scale's mantissa bits; default 0 */
   /* NVFP4 knobs (SPEC §4, §5, §7): */
@@ -165,8 +189,18 @@ typedef struct lowp_quant_config {
                                    groups. Host member rows: launches are sized exactly. */
 } lowp_quant_config;
 
-/** Fills `cfg` with the defaults above. */
+/** Fills `cfg` with the defaults above, struct_size included. NULL cfg: no-op. */
 LOWP_API void lowp_quant_config_default(lowp_quant_config* cfg);
+
+/** Fills `q` with zeros (no copy requested, every pointer NULL) and its struct_size. NULL: no-op. */
+LOWP_API void lowp_quantized_tensor_init(lowp_quantized_tensor* q);
+
+/** The same as a static initialiser: `lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;`. */
+#ifdef __cplusplus
+#define LOWP_QUANTIZED_TENSOR_INIT (lowp_sized_struct_init<lowp_quantized_tensor>())
+#else
+#define LOWP_QUANTIZED_TENSOR_INIT {.struct_size = sizeof(lowp_quantized_tensor)}
+#endif
 
 /** What a tensor is in a linear layer: picks the NVFP4 recipe defaults (SPEC §8). */
 typedef enum lowp_tensor_role {
@@ -349,9 +383,12 @@ typedef struct lowp_grouped_tensor {
 /**
  * Grouped FP8 per-tensor quantized outputs. Rowwise codes use the input's layout (member t at
  * byte offsets[t]); member t's columnwise copy is its transpose (last x first), also at byte
- * offsets[t] of columnwise_data. Per-member state arrays have num_tensors entries.
+ * offsets[t] of columnwise_data. Per-member state arrays have num_tensors entries. A growable
+ * struct: initialise with lowp_grouped_quantized_tensor_init() or
+ * LOWP_GROUPED_QUANTIZED_TENSOR_INIT.
  */
 typedef struct lowp_grouped_quantized_tensor {
+  size_t struct_size;    /**< sizeof(lowp_grouped_quantized_tensor), set by the initialisers */
   lowp_dtype dtype;      /**< E4M3 or E5M2 */
   lowp_scaling scaling;  /**< DELAYED or CURRENT */
   int64_t num_tensors;   /**< must equal the input group's */
@@ -362,6 +399,16 @@ typedef struct lowp_grouped_quantized_tensor {
   float* amax;           /**< member t at amax[t * amax_stride]; DELAYED: folded; CURRENT: written */
   int64_t amax_stride;   /**< 0 or 1: contiguous; L: amax = a [N][L] history, folds into h[0] */
 } lowp_grouped_quantized_tensor;
+
+/** Fills `q` with zeros and its struct_size. NULL: no-op. */
+LOWP_API void lowp_grouped_quantized_tensor_init(lowp_grouped_quantized_tensor* q);
+
+/** The same as a static initialiser: `lowp_grouped_quantized_tensor q = LOWP_GROUPED_QUANTIZED_TENSOR_INIT;`. */
+#ifdef __cplusplus
+#define LOWP_GROUPED_QUANTIZED_TENSOR_INIT (lowp_sized_struct_init<lowp_grouped_quantized_tensor>())
+#else
+#define LOWP_GROUPED_QUANTIZED_TENSOR_INIT {.struct_size = sizeof(lowp_grouped_quantized_tensor)}
+#endif
 
 /** Workspace bytes the grouped calls need for N members (device memory for the CUDA backend). */
 LOWP_API lowp_status lowp_grouped_workspace_size(int64_t num_tensors, size_t* bytes);
@@ -496,6 +543,15 @@ LOWP_API lowp_status lowp_nvfp4_grouped_sizes(int64_t num_tensors, int64_t total
 
 #ifdef __cplusplus
 }  /* extern "C" */
+
+/* The C++ form of the INIT macros: the struct value-initialised, then struct_size set (a brace
+   list naming struct_size alone draws -Wmissing-field-initializers in C++). */
+template <typename T>
+constexpr T lowp_sized_struct_init() noexcept {
+  T s{};
+  s.struct_size = sizeof(T);
+  return s;
+}
 #endif
 
 #endif /* LOWP_LOWP_H */

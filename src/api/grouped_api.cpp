@@ -4,6 +4,7 @@
 
 #include "core/backends.h"
 #include "core/group_layout_rules.h"
+#include "core/growable.h"
 #include "core/error.h"
 #include "core/validate.h"
 #include "recipes/fp8_rules.h"  // check_fp8_config
@@ -62,8 +63,8 @@ lowp_status check_backend(MemorySpace data, const GroupLayout& L, const void* ws
   return check_grouped_backend(data, L.on_device, "the group's layout arrays are", L.n, ws, ws_bytes);
 }
 
+// q as read by read_grouped_quantized_tensor.
 lowp_status check_outputs(const lowp_grouped_quantized_tensor* q, int64_t n) {
-  LOWP_TRY(check_not_null(q, "q"));
   if (q->dtype != LOWP_DTYPE_E4M3 && q->dtype != LOWP_DTYPE_E5M2)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "q->dtype is %d; grouped quantize supports LOWP_DTYPE_E4M3 and LOWP_DTYPE_E5M2",
                 static_cast<int>(q->dtype));
@@ -85,16 +86,19 @@ lowp_status check_outputs(const lowp_grouped_quantized_tensor* q, int64_t n) {
 }
 
 lowp_status grouped_quantize(const lowp_grouped_tensor* x, const void* act_input, int act,
-                             lowp_grouped_quantized_tensor* q, const lowp_quant_config* cfg, void* ws,
+                             const lowp_grouped_quantized_tensor* caller_q, const lowp_quant_config* cfg, void* ws,
                              size_t ws_bytes, void* stream) {
   GroupedFp8Args a{};
   LOWP_TRY(check_group(x, act_input ? "grad" : "x", &a.layout));
+  LOWP_TRY(check_not_null(caller_q, "q"));
+  lowp_grouped_quantized_tensor local;
+  LOWP_TRY(read_grouped_quantized_tensor(caller_q, &local));
+  const lowp_grouped_quantized_tensor* q = &local;
   LOWP_TRY(check_outputs(q, x->num_tensors));
   if (q->rowwise_data == nullptr && q->columnwise_data == nullptr)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "q->rowwise_data and q->columnwise_data are both NULL; request at least one");
   lowp_quant_config c;
-  lowp_quant_config_default(&c);
-  if (cfg != nullptr) c = *cfg;
+  LOWP_TRY(read_config(cfg, &c));
   LOWP_TRY(check_fp8_config(c));
   LOWP_TRY(check_aligned(act_input, dtype_bytes(x->dtype), "act_input"));
   MemorySpace space;
@@ -177,10 +181,13 @@ lowp_status lowp_grouped_amax(const lowp_grouped_tensor* x, float* amax, int64_t
   return succeed();
 }
 
-lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor* q, lowp_orientation which,
+lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor* caller_q, lowp_orientation which,
                                     lowp_grouped_tensor* out, void* workspace, size_t workspace_bytes, void* stream) {
   GroupedDequantizeArgs a{};
-  LOWP_TRY(check_not_null(q, "q"));
+  LOWP_TRY(check_not_null(caller_q, "q"));
+  lowp_grouped_quantized_tensor local;
+  LOWP_TRY(read_grouped_quantized_tensor(caller_q, &local));
+  const lowp_grouped_quantized_tensor* q = &local;
   if (q->dtype != LOWP_DTYPE_E4M3 && q->dtype != LOWP_DTYPE_E5M2)
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "q->dtype is %d; expected LOWP_DTYPE_E4M3 or LOWP_DTYPE_E5M2",
                 static_cast<int>(q->dtype));

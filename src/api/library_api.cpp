@@ -1,7 +1,8 @@
-// C entry points about the library itself and its option structs: errors, version, backends,
-// the lowp_quant_config defaults and the NVFP4 role presets (SPEC §8).
+// C entry points about the library itself and its growable structs: errors, version, backends,
+// the initialisers (core/growable.h) and the NVFP4 role presets of lowp_quant_config (SPEC §8).
 #include "core/backends.h"
 #include "core/error.h"
+#include "core/growable.h"
 #include "lowp/lowp.h"
 
 using namespace lowp;
@@ -26,10 +27,15 @@ const char* lowp_version(void) { return LOWP_VERSION_STRING; }
 int lowp_cuda_available(void) { return cuda::available() ? 1 : 0; }
 
 void lowp_quant_config_default(lowp_quant_config* cfg) {
-  if (cfg == nullptr) return;
-  *cfg = lowp_quant_config{};
-  cfg->rht_sign_mask = 0xD7E8u;
-  cfg->amax_estimation_factor = 2.0f;
+  if (cfg != nullptr) *cfg = default_config();
+}
+
+void lowp_quantized_tensor_init(lowp_quantized_tensor* q) {
+  if (q != nullptr) *q = default_quantized_tensor();
+}
+
+void lowp_grouped_quantized_tensor_init(lowp_grouped_quantized_tensor* q) {
+  if (q != nullptr) *q = default_grouped_quantized_tensor();
 }
 
 void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg) {

@@ -9,6 +9,7 @@
 #include "core/backends.h"
 #include "core/error.h"
 #include "core/group_layout_rules.h"
+#include "core/growable.h"
 #include "core/validate.h"
 #include "recipes/nvfp4_per_token.h"
 #include "recipes/nvfp4_rules.h"
@@ -20,13 +21,6 @@ constexpr int64_t kBlock = 16;
 constexpr int64_t kMaxMembers = int64_t{1} << 40;  // as lowp_grouped_workspace_size
 
 long long ll(int64_t v) { return static_cast<long long>(v); }
-
-lowp_quant_config config_or_defaults(const lowp_quant_config* cfg) {
-  lowp_quant_config c;
-  lowp_quant_config_default(&c);
-  if (cfg != nullptr) c = *cfg;
-  return c;
-}
 
 // A group's input: x (rows may be 0: every member empty), N and member_rows; returns where
 // member_rows lives.
@@ -110,18 +104,22 @@ using namespace lowp;
 extern "C" {
 
 lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
-                                        lowp_quantized_tensor* q, const lowp_quant_config* cfg, void* workspace,
+                                        lowp_quantized_tensor* caller_q, const lowp_quant_config* cfg, void* workspace,
                                         size_t workspace_bytes, void* stream) {
   MemorySpace rows_space;
   LOWP_TRY(check_group_input(x, num_tensors, member_rows, &rows_space));
-  LOWP_TRY(check_not_null(q, "q"));
+  LOWP_TRY(check_not_null(caller_q, "q"));
+  lowp_quantized_tensor local;
+  LOWP_TRY(read_quantized_tensor(caller_q, &local));
+  const lowp_quantized_tensor* q = &local;
   if (q->dtype != LOWP_DTYPE_E2M1 || q->scaling != LOWP_SCALING_NVFP4_PER_TOKEN)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "q->dtype is %d and q->scaling %d; grouped NVFP4 quantize needs LOWP_DTYPE_E2M1 with "
                 "LOWP_SCALING_NVFP4_PER_TOKEN",
                 static_cast<int>(q->dtype), static_cast<int>(q->scaling));
   LOWP_TRY(check_nvfp4_outputs(*x, *q));
-  const lowp_quant_config c = config_or_defaults(cfg);
+  lowp_quant_config c;
+  LOWP_TRY(read_config(cfg, &c));
   LOWP_TRY(check_nvfp4_per_token_config(c));
   Nvfp4GroupedArgs a{};
   a.t = nvfp4_per_token_args(*x, *q, c);
@@ -140,7 +138,8 @@ lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors, c
                                     size_t workspace_bytes, void* stream) {
   MemorySpace rows_space;
   LOWP_TRY(check_group_input(x, num_tensors, member_rows, &rows_space));
-  const lowp_quant_config c = config_or_defaults(cfg);
+  lowp_quant_config c;
+  LOWP_TRY(read_config(cfg, &c));
   Nvfp4GroupedAmaxArgs a{};
   LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a.t));
   MemorySpace space;

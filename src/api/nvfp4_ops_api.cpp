@@ -2,6 +2,7 @@
 // the stochastic-rounding state advance.
 #include "core/backends.h"
 #include "core/error.h"
+#include "core/growable.h"
 #include "core/validate.h"
 #include "recipes/nvfp4_per_token.h"
 #include "recipes/nvfp4_rules.h"
@@ -14,8 +15,7 @@ lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, flo
                                       const lowp_quant_config* cfg, void* stream) {
   LOWP_TRY(check_tensor(x, "x"));
   lowp_quant_config c;
-  lowp_quant_config_default(&c);
-  if (cfg != nullptr) c = *cfg;
+  LOWP_TRY(read_config(cfg, &c));
   Nvfp4PerTokenAmaxArgs a;
   LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a));
   MemorySpace space;

@@ -3,26 +3,28 @@
 // q's recipe in the table and dispatches to it (api/dispatch.cpp).
 #include "api/dispatch.h"
 #include "core/error.h"
+#include "core/growable.h"
 #include "core/validate.h"
 
 namespace lowp {
 namespace {
 
 // act >= 0: lowp_quantize_dact (the value quantized is dact(act_input) * x).
-lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, const lowp_quantized_tensor* q,
-                     const lowp_quant_config* cfg, void* stream) {
+lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, const lowp_quantized_tensor* caller_q,
+                     const lowp_quant_config* caller_cfg, void* stream) {
   LOWP_TRY(check_tensor(x, act_input ? "grad" : "x"));
   LOWP_TRY(check_aligned(act_input, dtype_bytes(x->dtype), "act_input"));
-  LOWP_TRY(check_not_null(q, "q"));
+  LOWP_TRY(check_not_null(caller_q, "q"));
+  lowp_quantized_tensor q;
+  LOWP_TRY(read_quantized_tensor(caller_q, &q));
   const Recipe* r;
-  LOWP_TRY(find_recipe(q->dtype, q->scaling, "q", &r));
+  LOWP_TRY(find_recipe(q.dtype, q.scaling, "q", &r));
   if (act_input != nullptr && !r->fuses_dact)
     return fail(LOWP_ERROR_UNSUPPORTED, "lowp_quantize_dact: %s is not supported; use FP8 DELAYED or CURRENT scaling",
                 r->name);
-  lowp_quant_config c;
-  lowp_quant_config_default(&c);
-  if (cfg != nullptr) c = *cfg;
-  return dispatch_quantize(*r, {*x, act_input, act, *q, c}, stream);
+  lowp_quant_config cfg;
+  LOWP_TRY(read_config(caller_cfg, &cfg));
+  return dispatch_quantize(*r, {*x, act_input, act, q, cfg}, stream);
 }
 
 }  // namespace
@@ -43,8 +45,12 @@ lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act_input, l
   return quantize(grad, act_input, act, q, cfg, stream);
 }
 
-lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which, lowp_tensor* out, void* stream) {
-  LOWP_TRY(check_not_null(q, "q"));
+lowp_status lowp_dequantize(const lowp_quantized_tensor* caller_q, lowp_orientation which, lowp_tensor* out,
+                            void* stream) {
+  LOWP_TRY(check_not_null(caller_q, "q"));
+  lowp_quantized_tensor local;
+  LOWP_TRY(read_quantized_tensor(caller_q, &local));
+  const lowp_quantized_tensor* q = &local;
   const Recipe* r;
   LOWP_TRY(find_recipe(q->dtype, q->scaling, "q", &r));
   LOWP_TRY(check_shape(q->rows, q->cols, "q"));

@@ -68,7 +68,7 @@ TEST(Fp8OpsGpu, DequantizeMatchesCpu) {
           si[0] = 1e-30f;
           if (M > 1) si[1] = NAN;  // a NaN scale_inv must give the same NaN bits on both backends
           const size_t ob = M * K * dtype_size(out);
-          lowp_quantized_tensor q{};
+          lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
           q.dtype = fmt;
           q.scaling = per_row ? LOWP_SCALING_PER_TOKEN : LOWP_SCALING_CURRENT;
           q.rows = M;
@@ -145,7 +145,7 @@ TEST(Fp8OpsGpu, HostDeviceMixIsRejectedAndWritesNothing) {
   std::vector<uint8_t> host_codes(M * K, kPoison);
   float host_amax = 0.0f;
   lowp_tensor gx{dx.get(), LOWP_DTYPE_BFLOAT16, M, K};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E4M3;
   q.scaling = LOWP_SCALING_CURRENT;
   q.rows = M;
@@ -174,7 +174,7 @@ TEST(Fp8OpsGpu, GraphReplayEqualsEager) {
     const float one = 1.0f, zero = 0.0f;
     cudaMemcpy(dscale.get(), &one, 4, cudaMemcpyHostToDevice);
     lowp_tensor gx{dx.get(), LOWP_DTYPE_BFLOAT16, M, K};
-    lowp_quantized_tensor q{};
+    lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = LOWP_DTYPE_E4M3;
     q.scaling = sc;
     q.rows = M;

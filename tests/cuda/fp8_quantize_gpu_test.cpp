@@ -52,7 +52,7 @@ Outputs run_cpu(const Case& k, const std::vector<uint8_t>& x, const std::vector<
   o.scale = kDelayedScale;
   o.amax = kInitialAmax;
   lowp_tensor t{const_cast<uint8_t*>(x.data()), k.in, k.rows, k.cols};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = k.out;
   q.scaling = k.scaling;
   q.rows = k.rows;
@@ -79,7 +79,7 @@ Outputs run_gpu(const Case& k, const std::vector<uint8_t>& x, const std::vector<
   cudaMemcpy(dscale.get(), &kDelayedScale, 4, cudaMemcpyHostToDevice);
   cudaMemcpy(damax.get(), &kInitialAmax, 4, cudaMemcpyHostToDevice);
   lowp_tensor t{dx.get(), k.in, k.rows, k.cols};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = k.out;
   q.scaling = k.scaling;
   q.rows = k.rows;

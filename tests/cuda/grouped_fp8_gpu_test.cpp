@@ -10,6 +10,7 @@
 
 #include "common/compare.h"
 #include "common/fuzz_values.h"
+#include "common/grouped_outputs.h"
 #include "device_buffer.h"
 
 namespace lowp_test {
@@ -78,8 +79,9 @@ Outputs run_cpu(const Group& g, const Options& o) {
   Outputs r{std::vector<uint8_t>(o.row ? g.total : 0, kPoison), std::vector<uint8_t>(o.col ? g.total : 0, kPoison),
             initial_scales(n), std::vector<float>(n, -1.0f), std::vector<float>(n, 0.5f)};
   lowp_grouped_tensor x{const_cast<uint8_t*>(g.data.data()), g.dtype, n, g.total, g.first.data(), g.last.data(), g.offsets.data()};
-  lowp_grouped_quantized_tensor q{o.out, o.scaling, n, o.row ? r.row.data() : nullptr, o.col ? r.col.data() : nullptr,
-                                  r.scale.data(), r.scale_inv.data(), r.amax.data(), 1};
+  lowp_grouped_quantized_tensor q = grouped_outputs(o.out, o.scaling, n, o.row ? r.row.data() : nullptr,
+                                                    o.col ? r.col.data() : nullptr, r.scale.data(), r.scale_inv.data(),
+                                                    r.amax.data(), 1);
   EXPECT_EQ(call(o, &x, o.act_input ? o.act_input->data.data() : nullptr, &q, nullptr, 0, nullptr), LOWP_SUCCESS)
       << lowp_get_last_error();
   return r;
@@ -106,8 +108,8 @@ Outputs run_gpu(const Group& g, const Options& o, int64_t* layout_status = nullp
     x.last_dims = static_cast<const int64_t*>(dlast.get());
     x.offsets = static_cast<const int64_t*>(doff.get());
   }
-  lowp_grouped_quantized_tensor q{o.out, o.scaling, n, o.row ? drow.get() : nullptr, o.col ? dcol.get() : nullptr,
-                                  dscale.f32(), dsinv.f32(), damax.f32(), 1};
+  lowp_grouped_quantized_tensor q = grouped_outputs(o.out, o.scaling, n, o.row ? drow.get() : nullptr,
+                                                    o.col ? dcol.get() : nullptr, dscale.f32(), dsinv.f32(), damax.f32(), 1);
   EXPECT_EQ(call(o, &x, o.act_input ? dact.get() : nullptr, &q, dws.get(), ws_bytes, nullptr), LOWP_SUCCESS)
       << lowp_get_last_error();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -265,7 +267,8 @@ TEST(GroupedFp8Gpu, BadDeviceLayoutWritesNothingAndIsReported) {
   doff.upload(g.offsets.data());
   lowp_grouped_tensor x{dx.get(), g.dtype, n, g.total, static_cast<const int64_t*>(dfirst.get()),
                         static_cast<const int64_t*>(dlast.get()), static_cast<const int64_t*>(doff.get())};
-  lowp_grouped_quantized_tensor q{LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, n, drow.get(), nullptr, dscale.f32(), dsinv.f32(), damax.f32(), 1};
+  lowp_grouped_quantized_tensor q =
+      grouped_outputs(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, n, drow.get(), nullptr, dscale.f32(), dsinv.f32(), damax.f32(), 1);
   ASSERT_EQ(lowp_grouped_quantize(&x, &q, nullptr, dws.get(), ws_bytes, nullptr), LOWP_SUCCESS);
   int64_t status = -1;
   ASSERT_EQ(lowp_grouped_layout_error(dws.get(), &status, nullptr), LOWP_SUCCESS);
@@ -292,7 +295,8 @@ TEST(GroupedFp8Gpu, GraphReplayWithDeviceLayoutEqualsEager) {
   doff.upload(g.offsets.data());
   lowp_grouped_tensor x{dx.get(), g.dtype, n, g.total, static_cast<const int64_t*>(dfirst.get()),
                         static_cast<const int64_t*>(dlast.get()), static_cast<const int64_t*>(doff.get())};
-  lowp_grouped_quantized_tensor q{LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, n, drow.get(), dcol.get(), dscale.f32(), dsinv.f32(), damax.f32(), 1};
+  lowp_grouped_quantized_tensor q = grouped_outputs(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, n, drow.get(), dcol.get(),
+                                                    dscale.f32(), dsinv.f32(), damax.f32(), 1);
   cudaStream_t s;
   LOWP_CUDA_OK(cudaStreamCreate(&s));
   ASSERT_EQ(lowp_grouped_quantize(&x, &q, nullptr, dws.get(), ws_bytes, s), LOWP_SUCCESS) << lowp_get_last_error();

@@ -95,7 +95,7 @@ struct DeviceOutputs {
 // not requested still point at their (poisoned) buffers: the call must leave them alone.
 inline lowp_quantized_tensor pt_qtensor(int64_t rows, int64_t cols, lowp_scale_layout layout, bool row, bool col,
                                         const std::array<void*, kNumBufs>& p) {
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E2M1;
   q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
   q.scale_layout = layout;

@@ -61,7 +61,7 @@ lowp_quant_config config(const Case& c, const uint64_t* rng) {
 
 lowp_quantized_tensor qtensor(const Case& c, void* row, void* row_s, float* row_amax, void* col, void* col_s,
                               float* col_amax) {
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E2M1;
   q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR;
   q.scale_layout = c.k.layout;

@@ -34,14 +34,14 @@ struct Env {
   lowp_quantized_sizes sizes;
 
   lowp_tensor x_t{};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   lowp_quant_config cfg{};
   lowp_tensor out_t{};
 
   // A valid quantize: E4M3 current scaling (per_token: per-token), both orientations.
   void valid_quantize(lowp_scaling s = LOWP_SCALING_CURRENT) {
     x_t = {x, LOWP_DTYPE_FLOAT32, R, C};
-    q = {};
+    q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = LOWP_DTYPE_E4M3;
     q.scaling = s;
     q.rows = R;
@@ -118,6 +118,24 @@ const std::vector<Case> kCases = {
     {"quantize NVFP4 per-tensor, K 8 (not % 16)", kInv, "NVFP4", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
     {"quantize NVFP4 per-token, K 8", kInv, "K % 16", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
     {"quantize q rows != x rows", kInv, "q", Q(e.q.rows = R - 1)},
+    // growable structs (lowp.h): q and cfg read through their struct_size
+    {"quantize q struct_size 0", kInv, "lowp_quantized_tensor_init", Q(e.q.struct_size = 0)},
+    {"quantize q struct_size below its first release", kInv, "q->struct_size",
+     Q(e.q.struct_size = offsetof(lowp_quantized_tensor, amax))},
+    {"quantize q struct_size above this lowp's", kInv, "newer lowp.h", Q(e.q.struct_size = sizeof(lowp_quantized_tensor) + 8)},
+    {"quantize cfg struct_size 0", kInv, "lowp_quant_config_default", Q(e.cfg.struct_size = 0)},
+    {"quantize cfg struct_size below its first release", kInv, "cfg->struct_size",
+     Q(e.cfg.struct_size = offsetof(lowp_quant_config, group_row_multiple))},
+    {"quantize cfg struct_size above this lowp's", kInv, "newer lowp.h", Q(e.cfg.struct_size = sizeof(lowp_quant_config) + 8)},
+    {"quantize_dact q struct_size 0", kInv, "lowp_quantized_tensor_init", [](Env& e) {
+       e.valid_quantize(); e.q.struct_size = 0;
+       return lowp_quantize_dact(&e.x_t, e.out, LOWP_ACTIVATION_SILU, &e.q, &e.cfg, nullptr); }},
+    {"quantize_dact cfg struct_size too large", kInv, "newer lowp.h", [](Env& e) {
+       e.valid_quantize(); e.cfg.struct_size = sizeof(lowp_quant_config) + 1;
+       return lowp_quantize_dact(&e.x_t, e.out, LOWP_ACTIVATION_SILU, &e.q, &e.cfg, nullptr); }},
+    {"dequantize q struct_size 0", kInv, "lowp_quantized_tensor_init", D(e.q.struct_size = 0)},
+    {"dequantize q struct_size 8", kInv, "q->struct_size", D(e.q.struct_size = 8)},
+    {"dequantize q struct_size above this lowp's", kInv, "newer lowp.h", D(e.q.struct_size = sizeof(lowp_quantized_tensor) + 8)},
     {"quantize q cols != x cols", kInv, "q", Q(e.q.cols = C + 1)},
     {"quantize q transposed shape", kInv, "q", Q(e.q.rows = C; e.q.cols = R)},
     {"quantize neither orientation", kInv, "data", Q(e.q.rowwise.data = nullptr; e.q.columnwise.data = nullptr)},
@@ -292,6 +310,7 @@ TEST(ApiMisc, QuantConfigDefault) {
   lowp_quant_config c;
   poison(&c, sizeof c);  // every field must be set
   lowp_quant_config_default(&c);
+  EXPECT_EQ(c.struct_size, sizeof c);
   EXPECT_EQ(c.amax_epsilon, 0.0f);
   EXPECT_EQ(c.power_of_two_scale, 0);
   EXPECT_EQ(c.rht, 0);

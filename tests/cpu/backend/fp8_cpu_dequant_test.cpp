@@ -40,7 +40,7 @@ TEST(Fp8Dequantize, PerTensorBothOrientationsEveryDtype) {
   // Codes of {1, -2, 3.5; 0.5, 7, -0.25} at scale 64 (E4M3), and their transpose.
   std::vector<uint8_t> row = {0x68, 0xF0, 0x76, 0x60, 0x7E, 0xD8}, col = {0x68, 0x60, 0xF0, 0x7E, 0x76, 0xD8};
   float scale_inv = 0.015625f;
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E4M3;
   q.scaling = LOWP_SCALING_CURRENT;
   q.rows = 2;
@@ -64,7 +64,7 @@ TEST(Fp8Dequantize, PerTokenUsesEachOrientationsRowScales) {
   // E5M2 codes 1, -2 / 1, 57344; rowwise scale_inv per row of x, columnwise per row of xT.
   std::vector<uint8_t> row = {0x3C, 0xC0, 0x3C, 0x7B}, col = {0x3C, 0x3C, 0xC0, 0x7B};
   std::vector<float> row_si = {0.5f, 4}, col_si = {0.25f, 0.125f};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E5M2;
   q.scaling = LOWP_SCALING_PER_TOKEN;
   q.rows = q.cols = 2;
@@ -85,7 +85,7 @@ TEST(Fp8Dequantize, OutputRoundsToNearestEven) {
   std::vector<uint8_t> code = {0x38};  // E4M3 1.0
   for (size_t i = 0; i < 5; ++i) {
     float si = sis[i];
-    lowp_quantized_tensor q{};
+    lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = LOWP_DTYPE_E4M3;
     q.scaling = LOWP_SCALING_CURRENT;
     q.rows = q.cols = 1;
@@ -109,7 +109,7 @@ TEST(Fp8Dequantize, SpecialCodes) {
   for (const Case& c : cases) {
     std::vector<uint8_t> code = {c.code};
     float si = 1.0f;
-    lowp_quantized_tensor q{};
+    lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = c.fmt;
     q.scaling = LOWP_SCALING_DELAYED;
     q.rows = q.cols = 1;

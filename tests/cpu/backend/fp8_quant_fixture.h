@@ -14,7 +14,7 @@ struct Fp8Quant {
   std::vector<uint8_t> row, col;
   std::vector<float> row_si, row_amax, col_si, col_amax;
   float scale, scale_inv, amax;
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
 
   Fp8Quant(lowp_dtype dt, lowp_scaling s, int64_t rows, int64_t cols, bool want_row = true,
            bool want_col = true)

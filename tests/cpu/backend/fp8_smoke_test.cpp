@@ -9,7 +9,7 @@ TEST(Fp8Smoke, CurrentScalingRoundTrip) {
   std::vector<uint8_t> row(4), col(4);
   float scale = 0, scale_inv = 0, amax = 0;
   lowp_tensor t{x.data(), LOWP_DTYPE_FLOAT32, 2, 2};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E4M3;
   q.scaling = LOWP_SCALING_CURRENT;
   q.rows = 2;

@@ -14,6 +14,7 @@
 
 #include "common/compare.h"
 #include "common/error_table.h"
+#include "common/grouped_outputs.h"
 #include "lowp/lowp.h"
 
 using namespace lowp_test;
@@ -33,7 +34,7 @@ struct Env {
   // Arguments, set per case.
   alignas(16) int64_t first[kN], last[kN], off[kN + 1];
   lowp_grouped_tensor g{}, og{};
-  lowp_grouped_quantized_tensor q{};
+  lowp_grouped_quantized_tensor q = LOWP_GROUPED_QUANTIZED_TENSOR_INIT;
   lowp_quant_config cfg{};
 
   void valid(lowp_scaling s = LOWP_SCALING_CURRENT) {
@@ -43,7 +44,7 @@ struct Env {
     std::memcpy(off, o, sizeof o);
     g = {x, LOWP_DTYPE_FLOAT32, kN, kTotal, first, last, off};
     og = {out, LOWP_DTYPE_FLOAT32, kN, kTotal, first, last, off};
-    q = {LOWP_DTYPE_E4M3, s, kN, row, col, scale, scale_inv, amax, 1};
+    q = grouped_outputs(LOWP_DTYPE_E4M3, s, kN, row, col, scale, scale_inv, amax, 1);
     lowp_quant_config_default(&cfg);
   }
   lowp_status quantize() { return lowp_grouped_quantize(&g, &q, &cfg, ws, sizeof ws, nullptr); }
@@ -124,6 +125,19 @@ const std::vector<Case> kCases = {
     {"quantize scale_inv NULL", kInv, "q->scale_inv", Q(e.q.scale_inv = nullptr)},
     {"quantize amax NULL", kInv, "q->amax", QD(e.q.amax = nullptr)},
     {"quantize amax misaligned", kInv, "q->amax", Q(e.q.amax = off_by(e.amax, 2))},
+    // growable structs (lowp.h): q and cfg read through their struct_size
+    {"quantize q struct_size 0", kInv, "lowp_grouped_quantized_tensor_init", Q(e.q.struct_size = 0)},
+    {"quantize q struct_size below its first release", kInv, "q->struct_size",
+     Q(e.q.struct_size = offsetof(lowp_grouped_quantized_tensor, amax_stride))},
+    {"quantize q struct_size above this lowp's", kInv, "newer lowp.h",
+     Q(e.q.struct_size = sizeof(lowp_grouped_quantized_tensor) + 8)},
+    {"quantize cfg struct_size 0", kInv, "lowp_quant_config_default", Q(e.cfg.struct_size = 0)},
+    {"quantize cfg struct_size 8", kInv, "cfg->struct_size", Q(e.cfg.struct_size = 8)},
+    {"dact q struct_size 0", kInv, "lowp_grouped_quantized_tensor_init", DA(e.q.struct_size = 0)},
+    {"dact cfg struct_size above this lowp's", kInv, "newer lowp.h", DA(e.cfg.struct_size = sizeof(lowp_quant_config) + 4)},
+    {"dequantize q struct_size 0", kInv, "lowp_grouped_quantized_tensor_init", DQ(e.q.struct_size = 0)},
+    {"dequantize q struct_size above this lowp's", kInv, "newer lowp.h",
+     DQ(e.q.struct_size = sizeof(lowp_grouped_quantized_tensor) + 8)},
     // cfg
     {"quantize cfg rht", kInv, "rht", Q(e.cfg.rht = 1)},
     {"quantize cfg stochastic_rounding", kInv, "stochastic_rounding", Q(e.cfg.stochastic_rounding = 1)},

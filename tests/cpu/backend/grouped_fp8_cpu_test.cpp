@@ -13,6 +13,7 @@
 
 #include "common/compare.h"
 #include "common/fuzz_values.h"
+#include "common/grouped_outputs.h"
 #include "lowp/lowp.h"
 
 using namespace lowp_test;
@@ -102,7 +103,7 @@ Single single_quantize(const void* x, const void* act_in, int act, lowp_dtype in
   Single r{std::vector<uint8_t>(rows * cols, kPoison), std::vector<uint8_t>(rows * cols, kPoison), scale0, 0, amax0};
   poison(&r.scale_inv, 4);
   lowp_tensor xt{const_cast<void*>(x), in, rows, cols};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = out;
   q.scaling = s;
   q.rows = rows;
@@ -130,13 +131,13 @@ float single_amax(const void* x, lowp_dtype in, int64_t rows, int64_t cols) {
 struct GroupOut {
   std::vector<uint8_t> row, col;
   std::vector<float> scale, scale_inv, amax;
-  lowp_grouped_quantized_tensor q{};
+  lowp_grouped_quantized_tensor q = LOWP_GROUPED_QUANTIZED_TENSOR_INIT;
   GroupOut(const Layout& L, lowp_dtype dt, lowp_scaling s, bool want_row, bool want_col, int64_t stride = 1)
       : row(L.total + kSpare, kPoison), col(L.total + kSpare, kPoison), scale(L.n() + kSpare),
         scale_inv(L.n() + kSpare), amax(L.n() * std::max<int64_t>(stride, 1) + kSpare) {
     for (auto* v : {&scale, &scale_inv, &amax}) poison(v->data(), v->size() * 4);
-    q = {dt, s, L.n(), want_row ? row.data() : nullptr, want_col ? col.data() : nullptr,
-         scale.data(), scale_inv.data(), amax.data(), stride};
+    q = grouped_outputs(dt, s, L.n(), want_row ? row.data() : nullptr, want_col ? col.data() : nullptr, scale.data(),
+                        scale_inv.data(), amax.data(), stride);
   }
 };
 
@@ -476,8 +477,8 @@ TEST(GroupedFp8Cpu, DequantizeEqualsDequantizePerMember) {
           static const float kSi[] = {1.0f, 0.5f, 3.7f, 1e-30f, 1e30f, 1.0f / 448.0f};
           std::vector<float> si(L.n());
           for (auto& v : si) v = kSi[rng.below(6)];
-          lowp_grouped_quantized_tensor q{code, LOWP_SCALING_CURRENT, L.n(), nullptr, nullptr, nullptr,
-                                          si.data(), nullptr, 1};
+          lowp_grouped_quantized_tensor q =
+              grouped_outputs(code, LOWP_SCALING_CURRENT, L.n(), nullptr, nullptr, nullptr, si.data(), nullptr, 1);
           (which == LOWP_ROWWISE ? q.rowwise_data : q.columnwise_data) = codes.data();
           const size_t es = dtype_size(out);
           std::vector<uint8_t> got((L.total + kSpare) * es, kPoison);
@@ -488,7 +489,7 @@ TEST(GroupedFp8Cpu, DequantizeEqualsDequantizePerMember) {
             if (L.numel(t) == 0) continue;
             const int64_t r = which ? L.last[t] : L.first[t], c = which ? L.first[t] : L.last[t];
             std::vector<uint8_t> want(r * c * es, kPoison);
-            lowp_quantized_tensor sq{};
+            lowp_quantized_tensor sq = LOWP_QUANTIZED_TENSOR_INIT;
             sq.dtype = code;
             sq.scaling = LOWP_SCALING_CURRENT;
             sq.rows = L.first[t];

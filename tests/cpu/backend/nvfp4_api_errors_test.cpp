@@ -32,14 +32,14 @@ struct Env {
   lowp_quantized_sizes sizes;
 
   lowp_tensor x_t{};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   lowp_quant_config cfg{};
   lowp_tensor out_t{};
 
   // A valid NVFP4 per-tensor quantize of both orientations (compact scales, defaults).
   void valid_quantize() {
     x_t = {x, LOWP_DTYPE_FLOAT32, M, K};
-    q = {};
+    q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = LOWP_DTYPE_E2M1;
     q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR;
     q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;

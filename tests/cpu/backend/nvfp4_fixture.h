@@ -25,7 +25,7 @@ struct Nvfp4Quant {
   int64_t M, K;
   std::vector<uint8_t> row, col, row_scales, col_scales;
   float row_amax, col_amax;
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
 
   Nvfp4Quant(int64_t m, int64_t k, bool want_row, bool want_col,
              lowp_scale_layout layout = LOWP_SCALE_LAYOUT_COMPACT)

@@ -44,7 +44,7 @@ struct Group {
   std::vector<int64_t> rows;
   std::vector<uint8_t> row, col, row_scales, col_scales;
   std::vector<float> row_amax, col_amax;
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
 
   Group(const std::vector<int64_t>& member_rows, int64_t k, bool want_row, bool want_col,
         lowp_scale_layout layout = LOWP_SCALE_LAYOUT_COMPACT)

@@ -38,14 +38,14 @@ struct Env {
   // Arguments, set per case.
   alignas(16) int64_t members[kN + 1];
   lowp_tensor x_t{};
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   lowp_quant_config cfg{};
   lowp_tensor out_t{};
 
   // A valid per-token quantize of both orientations (compact scales, defaults).
   void valid_quantize() {
     x_t = {x, LOWP_DTYPE_FLOAT32, M, K};
-    q = {};
+    q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = LOWP_DTYPE_E2M1;
     q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
     q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
@@ -150,6 +150,8 @@ const std::vector<Case> kCases = {
     {"quantize rowwise.amax misaligned", kInv, "q->rowwise.amax", Q(e.q.rowwise.amax = off(e.row_amax, 2))},
     {"quantize columnwise.amax misaligned, amax given", kInv, "q->columnwise.amax", Q(e.cfg.amax_given = 1; e.q.columnwise.amax = off(e.col_amax, 1))},
     {"quantize columnwise.scale_inv NULL", kInv, "q->columnwise.scale_inv", Q(e.q.columnwise.scale_inv = nullptr)},
+    {"quantize q struct_size 0", kInv, "lowp_quantized_tensor_init", Q(e.q.struct_size = 0)},
+    {"quantize cfg struct_size above this lowp's", kInv, "newer lowp.h", Q(e.cfg.struct_size = sizeof(lowp_quant_config) + 8)},
     // lowp_dequantize
     {"dequantize K 40", kInv, "K % 16", D(LOWP_ROWWISE, e.q.cols = e.out_t.cols = 40)},
     {"dequantize columnwise M 24", kInv, "M % 16", D(LOWP_COLUMNWISE, e.q.rows = e.out_t.cols = 24)},
@@ -171,6 +173,15 @@ const std::vector<Case> kCases = {
     {"K1 col_amax misaligned", kInv, "col_amax", A((void)0, e.row_amax, off(e.col_amax, 1))},
     {"K1 columns with RHT, M 24", kInv, "M % 16", A(e.cfg.rht = 1; e.x_t.rows = 24, e.row_amax, e.col_amax)},
     {"K1 rht_sign_mask 0x1D7E8", kInv, "rht_sign_mask", A(e.cfg.rht = 1; e.cfg.rht_sign_mask = 0x1D7E8u, e.row_amax, nullptr)},
+    {"K1 cfg struct_size 0", kInv, "lowp_quant_config_default", A(e.cfg.struct_size = 0, e.row_amax, e.col_amax)},
+    {"K1 cfg struct_size below its first release", kInv, "cfg->struct_size",
+     A(e.cfg.struct_size = offsetof(lowp_quant_config, group_row_multiple), e.row_amax, e.col_amax)},
+    {"grouped quantize q struct_size 0", kInv, "lowp_quantized_tensor_init", G(e.q.struct_size = 0)},
+    {"grouped quantize q struct_size above this lowp's", kInv, "newer lowp.h",
+     G(e.q.struct_size = sizeof(lowp_quantized_tensor) + 8)},
+    {"grouped quantize cfg struct_size 0", kInv, "lowp_quant_config_default", G(e.cfg.struct_size = 0)},
+    {"grouped K1 cfg struct_size above this lowp's", kInv, "newer lowp.h",
+     GA(e.cfg.struct_size = sizeof(lowp_quant_config) + 8, e.row_amax, e.col_amax)},
     // lowp_nvfp4_grouped_quantize: the group
     {"grouped N 0", kInv, "num_tensors", G(e.x_t.rows = e.q.rows = 0; return e.gquantize(0))},
     {"grouped N -1", kInv, "num_tensors", G(return e.gquantize(-1))},

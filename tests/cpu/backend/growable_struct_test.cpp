@@ -1,0 +1,127 @@
+// The growable structs of lowp.h (struct_size first): what the initialisers give, in C and C++,
+// and how a call reads an older caller's struct (core/growable.h, which every entry point uses;
+// the error tables check each entry point's rejections of sizes 0, too small and too large).
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+#include "common/compare.h"
+#include "core/growable.h"
+#include "lowp/lowp.h"
+
+extern "C" {
+lowp_quantized_tensor c_quantized_tensor_static(void);
+lowp_quantized_tensor c_quantized_tensor_init(void);
+lowp_grouped_quantized_tensor c_grouped_quantized_tensor_init(void);
+}
+
+using namespace lowp_test;
+
+namespace {
+
+// Every byte past struct_size is zero.
+template <typename T>
+bool zero_past_size(const T& s) {
+  const auto* b = reinterpret_cast<const unsigned char*>(&s);
+  for (size_t i = sizeof s.struct_size; i < sizeof s; ++i)
+    if (b[i] != 0) return false;
+  return true;
+}
+
+TEST(GrowableStructs, FirstMemberIsStructSize) {
+  EXPECT_EQ(offsetof(lowp_quant_config, struct_size), 0u);
+  EXPECT_EQ(offsetof(lowp_quantized_tensor, struct_size), 0u);
+  EXPECT_EQ(offsetof(lowp_grouped_quantized_tensor, struct_size), 0u);
+}
+
+TEST(GrowableStructs, InitialisersSetTheSizeAndZeroTheRest) {
+  lowp_quantized_tensor q;
+  poison(&q, sizeof q);
+  lowp_quantized_tensor_init(&q);
+  EXPECT_EQ(q.struct_size, sizeof q);
+  EXPECT_TRUE(zero_past_size(q));
+  lowp_grouped_quantized_tensor g;
+  poison(&g, sizeof g);
+  lowp_grouped_quantized_tensor_init(&g);
+  EXPECT_EQ(g.struct_size, sizeof g);
+  EXPECT_TRUE(zero_past_size(g));
+  lowp_quantized_tensor_init(nullptr);  // no-op
+  lowp_grouped_quantized_tensor_init(nullptr);
+}
+
+TEST(GrowableStructs, MacrosEqualTheInitialisersInCAndCpp) {
+  lowp_quantized_tensor by_call;
+  lowp_quantized_tensor_init(&by_call);
+  const lowp_quantized_tensor cpp = LOWP_QUANTIZED_TENSOR_INIT;
+  const lowp_quantized_tensor c_auto = c_quantized_tensor_init(), c_static = c_quantized_tensor_static();
+  for (const lowp_quantized_tensor* q : {&cpp, &c_auto, &c_static}) {
+    EXPECT_EQ(q->struct_size, sizeof *q);
+    EXPECT_EQ(q->dtype, by_call.dtype);
+    EXPECT_EQ(q->rowwise.data, nullptr);
+    EXPECT_EQ(q->columnwise.amax, nullptr);
+    EXPECT_EQ(q->amax, nullptr);
+  }
+  const lowp_grouped_quantized_tensor gcpp = LOWP_GROUPED_QUANTIZED_TENSOR_INIT, gc = c_grouped_quantized_tensor_init();
+  for (const lowp_grouped_quantized_tensor* g : {&gcpp, &gc}) {
+    EXPECT_EQ(g->struct_size, sizeof *g);
+    EXPECT_EQ(g->num_tensors, 0);
+    EXPECT_EQ(g->amax_stride, 0);
+    EXPECT_EQ(g->amax, nullptr);
+  }
+}
+
+TEST(GrowableStructs, ConfigPresetsSetTheSize) {
+  lowp_quant_config c;
+  for (const lowp_tensor_role role : {LOWP_ROLE_INPUT, LOWP_ROLE_WEIGHT, LOWP_ROLE_GRADIENT}) {
+    poison(&c, sizeof c);
+    lowp_quant_config_nvfp4(role, &c);
+    EXPECT_EQ(c.struct_size, sizeof c) << role;
+  }
+}
+
+// A struct as two releases of lowp.h know it: `added` was appended in the second.
+struct Release2 {
+  size_t struct_size;
+  int a;
+  float b;
+  int added;
+};
+struct Release1 {
+  size_t struct_size;
+  int a;
+  float b;
+};
+constexpr size_t kFirstRelease = offsetof(Release2, b) + sizeof(float);
+
+TEST(GrowableStructs, OlderCallerGetsTheDefaultsOfLaterMembers) {
+  Release1 old_caller{sizeof(Release1), 7, 2.5f};
+  Release2 read{0, -1, -1.0f, 42};  // the library's defaults
+  ASSERT_EQ(lowp::copy_growable(&old_caller, kFirstRelease, &read), lowp::GrowableSize::kOk);
+  EXPECT_EQ(read.a, 7);
+  EXPECT_EQ(read.b, 2.5f);
+  EXPECT_EQ(read.added, 42);  // the caller's struct stops before it: the default stays
+  EXPECT_EQ(read.struct_size, sizeof(Release2));
+  // A caller of the second release passes its `added`.
+  Release2 new_caller{sizeof(Release2), 1, 1.0f, 5};
+  Release2 read2{0, -1, -1.0f, 42};
+  ASSERT_EQ(lowp::copy_growable(&new_caller, kFirstRelease, &read2), lowp::GrowableSize::kOk);
+  EXPECT_EQ(read2.added, 5);
+}
+
+TEST(GrowableStructs, RejectedSizesCopyNothing) {
+  const struct {
+    size_t size;
+    lowp::GrowableSize want;
+  } cases[] = {{0, lowp::GrowableSize::kZero},
+               {kFirstRelease - 1, lowp::GrowableSize::kBelowFirstRelease},
+               {sizeof(size_t), lowp::GrowableSize::kBelowFirstRelease},
+               {sizeof(Release2) + 1, lowp::GrowableSize::kAboveThisLibrary}};
+  for (const auto& c : cases) {
+    Release2 caller{c.size, 9, 9.0f, 9};
+    Release2 read{0, -1, -1.0f, 42};
+    EXPECT_EQ(lowp::copy_growable(&caller, kFirstRelease, &read), c.want) << c.size;
+    EXPECT_TRUE(read.struct_size == 0 && read.a == -1 && read.b == -1.0f && read.added == 42) << c.size;
+  }
+}
+
+}  // namespace
