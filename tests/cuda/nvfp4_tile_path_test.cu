@@ -4,7 +4,7 @@
 // device needed.
 #include <gtest/gtest.h>
 
-#include "cuda/nvfp4/tile_thread.cuh"
+#include "cuda/nvfp4/tile_args.h"
 
 namespace lowp_test {
 namespace {

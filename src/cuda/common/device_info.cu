@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "cuda/common/common.cuh"
+#include "cuda/common/launch.h"
 
 namespace lowp::cuda {
 namespace {

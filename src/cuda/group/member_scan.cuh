@@ -6,13 +6,10 @@
 #include <climits>
 
 #include "core/group_layout_rules.h"
-#include "cuda/nvfp4/tile_thread.cuh"
+#include "cuda/group/nvfp4_members.h"  // kWarpScanMembers
+#include "cuda/nvfp4/tile_args.h"      // kTile, kBlock
 
 namespace lowp::cuda::nvfp4 {
-
-// Groups of at most this many members are scanned by one warp (one member per lane): the prep
-// builds their map that way, and K1 and the encode's lookup may scan them without the map.
-constexpr int64_t kWarpScanMembers = 32;
 
 __device__ __forceinline__ unsigned long long ceil_div(int64_t m, int64_t d) {
   return m > 0 ? static_cast<unsigned long long>((m + d - 1) / d) : 0ull;

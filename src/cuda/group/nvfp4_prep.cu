@@ -12,6 +12,7 @@
 
 #include "core/group_layout_rules.h"
 #include "core/grouped_args.h"
+#include "cuda/common/common.cuh"
 #include "cuda/group/member_scan.cuh"
 #include "cuda/group/nvfp4_prep.h"
 #include "cuda/common/timeline.cuh"

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cuda/nvfp4/launch.h"
+#include "cuda/nvfp4/tile.cuh"
 
 namespace lowp::cuda::nvfp4 {
 namespace {

@@ -1,10 +1,14 @@
-// Launchers of the NVFP4 encode kernels, shared by the per-tensor and per-token recipes' host code.
+// Launchers of the NVFP4 kernels, shared by the per-tensor and per-token recipes' host code
+// (per_tensor.cu, per_token.cu, group/nvfp4_prep.cu). Declarations and host-side data only: the
+// kernels live in the files each launcher names.
 #pragma once
 #include <cuda_runtime.h>
 
+#include "core/error.h"
 #include "core/nvfp4_args.h"
+#include "cuda/group/nvfp4_members.h"
+#include "cuda/nvfp4/tile_args.h"
 #include "lowp/lowp.h"
-#include "cuda/group/nvfp4_members.cuh"
 
 namespace lowp::cuda::nvfp4 {
 
@@ -49,30 +53,6 @@ lowp_status rht_amax(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t 
 // The one-thread-per-block kernels behind encode() and rht_amax() for misaligned pointers.
 lowp_status encode_blocks(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st);
 lowp_status rht_amax_blocks(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st);
-
-inline int64_t tile_count(int64_t n) { return (n + kTile - 1) / kTile; }
-
-// The tile arguments of one matrix x and its two orientations' outputs (null codes: not made).
-inline TileArgs tile_args(const DenseView& x, const Nvfp4Part& row, const Nvfp4Part& col, lowp_scale_layout layout,
-                          uint32_t sign_mask, const uint64_t* rng_state) {
-  TileArgs t{};
-  t.x = x.data;
-  t.rows = x.rows;
-  t.cols = x.cols;
-  t.row_codes = row.codes;
-  t.row_scales = row.scales;
-  t.row_amax = row.amax;
-  t.col_codes = col.codes;
-  t.col_scales = col.scales;
-  t.col_amax = col.amax;
-  t.row_scale_cols = num::scale_cols_padded(x.cols / kBlock);
-  t.col_scale_cols = num::scale_cols_padded(x.rows / kBlock);
-  t.swizzled = layout == LOWP_SCALE_LAYOUT_SWIZZLED;
-  t.sign_mask = sign_mask;
-  t.rng_state = rng_state;
-  t.col_tiles = tile_count(x.cols);
-  return t;
-}
 
 // Launch blocks of a tile kernel over a (one per tile) or over a group's row-tile slots.
 inline lowp_status launch_blocks(const TileArgs& a, const MemberMap& g, const char* op, unsigned* blocks) {

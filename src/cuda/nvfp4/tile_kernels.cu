@@ -2,8 +2,10 @@
 // orientations, and the per-tensor exact post-RHT amax pass (RHT + amax fused, one read of x).
 #include <algorithm>
 
-#include "cuda/nvfp4/launch.h"
 #include "cuda/common/timeline.cuh"
+#include "cuda/group/nvfp4_member_lookup.cuh"
+#include "cuda/nvfp4/launch.h"
+#include "cuda/nvfp4/tile.cuh"
 
 namespace lowp::cuda::nvfp4 {
 namespace {

@@ -1,4 +1,4 @@
-// The NVFP4 tile geometry and what the tile kernels share: the arguments of one matrix, where a
+// What the NVFP4 tile kernels share on the device (the geometry and arguments: tile_args.h): where a
 // thread sits in a 128 x 128 tile, element extraction from raw 16-byte vectors, the outer scale
 // and block multiplier rules, the columnwise RHT of a block, and the register tile of the
 // one-read amax passes (per-token K1, the per-tensor exact post-RHT amax).
@@ -7,41 +7,10 @@
 
 #include "cuda/common/common.cuh"
 #include "cuda/nvfp4/encode.cuh"
+#include "cuda/nvfp4/tile_args.h"
 #include "numerics/rht16.h"
 
 namespace lowp::cuda::nvfp4 {
-
-constexpr int kBlock = 16;
-constexpr int kTile = 128;                  // rows and columns of a tile
-constexpr int kTileBlocks = kTile / kBlock;  // blocks along each edge of a tile
-
-// One matrix to encode (a tensor or a group member). Null codes: orientation not produced.
-struct TileArgs {
-  const void* x;
-  int64_t rows, cols;
-  uint8_t* row_codes;
-  uint8_t* row_scales;
-  float* row_amax;  // per-tensor: &A_row; per-token: rows floats (written by K1)
-  uint8_t* col_codes;
-  uint8_t* col_scales;
-  float* col_amax;  // per-tensor: &A_col; per-token: cols floats (written by K1)
-  int64_t row_scale_cols, col_scale_cols;  // padded compact columns of each scale array
-  bool swizzled;
-  bool block_2d;
-  uint32_t sign_mask;
-  const uint64_t* rng_state;  // {seed, offset}; stochastic rounding only
-  uint64_t sr_base;           // SR index of this matrix's block 0 (a group member's offset)
-  int64_t col_tiles;
-  // Per-tensor: A_col derived from A_row by the encode itself (block 0 stores it) instead of read.
-  bool col_amax_from_row;
-  bool col_amax_estimate;  // A_row * col_amax_factor (else a copy)
-  float col_amax_factor;
-};
-
-// A_col from A_row: a copy, or with RHT the estimate.
-__host__ __device__ inline float derived_col_amax(float a_row, bool estimate, float factor) {
-  return estimate ? num::nvfp4_estimated_col_amax(a_row, factor) : a_row;
-}
 
 template <typename T>
 struct Geometry {
@@ -52,22 +21,6 @@ struct Geometry {
   static constexpr int kThreads = kRowGroups * kColLanes;
   static_assert(kColLanes <= 32 && 32 % kColLanes == 0, "a warp holds whole tile rows");
 };
-
-// Rows and columns below 2^30 keep the tile kernels' byte strides (a row of fp32 x, a column of
-// columnwise codes) below 2^32, so an address takes one 32 x 32 -> 64-bit multiply-add.
-constexpr int64_t kTileDimLimit = int64_t{1} << 30;
-// Fewer than 2^36 elements (128 GiB of bf16) number the 16-element blocks of each orientation
-// in 32 bits: the SR counter's high block word is 0, so the first two rounds of every block's
-// Philox share their constant halves.
-constexpr int64_t kTileElementLimit = int64_t{1} << 36;
-
-// True when the shape and every pointer allow the tile path's vector loads and stores (codes of
-// both orientations leave as 8-byte stores of whole blocks).
-inline bool tile_path_ok(const TileArgs& a) {
-  const auto al = [](const void* p, uintptr_t n) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % n == 0; };
-  const bool shape = a.rows < kTileDimLimit && a.cols < kTileDimLimit && a.rows * a.cols < kTileElementLimit;
-  return shape && aligned16(a.x) && al(a.row_codes, 8) && al(a.col_codes, 8) && al(a.row_scales, 4) && al(a.col_scales, 4);
-}
 
 __device__ __forceinline__ uint32_t word_of(const uint4& u, int i) { return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w; }
 

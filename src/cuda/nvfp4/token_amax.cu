@@ -6,8 +6,10 @@
 #include <type_traits>
 
 #include "core/backends.h"
-#include "cuda/nvfp4/launch.h"
 #include "cuda/common/timeline.cuh"
+#include "cuda/group/nvfp4_member_lookup.cuh"
+#include "cuda/nvfp4/launch.h"
+#include "cuda/nvfp4/tile_thread.cuh"
 
 namespace lowp::cuda::nvfp4 {
 namespace {

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "cuda/group/member_scan.cuh"
+#include "cuda/group/nvfp4_member_lookup.cuh"  // rows_of
 #include "cuda/nvfp4/launch.h"
 #include "cuda/nvfp4/tile.cuh"
 

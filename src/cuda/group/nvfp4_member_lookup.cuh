@@ -1,50 +1,18 @@
-// The members of a grouped NVFP4 per-token tensor as the tile kernels see them: member t's rows
-// [row0[t], row0[t + 1]) of the R x K input are a matrix of their own (SPEC §5, lowp.h
-// lowp_nvfp4_grouped_quantize), tiled from its own row 0. Launch blocks walk a list of row-tile
-// slots, member after member; a slot past the group's live tiles (a bad layout: none) exits.
+// How a tile kernel's launch block finds its group member (the group as nvfp4_members.h describes
+// it): member t's rows [row0[t], row0[t + 1]) of the R x K input are a matrix of their own (SPEC
+// §5, lowp.h lowp_nvfp4_grouped_quantize), tiled from its own row 0. Launch blocks walk a list of
+// row-tile slots, member after member; a slot past the group's live tiles (a bad layout: none)
+// exits.
 #pragma once
 #include <type_traits>
 
 #include "cuda/group/member_scan.cuh"
+#include "cuda/group/nvfp4_members.h"
 #include "cuda/group/search.cuh"
-#include "cuda/nvfp4/tile.cuh"
+#include "cuda/nvfp4/tile_args.h"
 
 namespace lowp::cuda::nvfp4 {
 
-// Prefix sums over the members, in device memory (nvfp4_group_prep.cu fills them).
-struct MemberMap {
-  int64_t n;                  // 0: not a group; the TileArgs are the whole matrix
-  const int64_t* row0;        // [n + 1] first row of each member
-  const int64_t* tile0;       // [n + 1] first row-tile slot: sum of ceil(M_u / 128), u < t
-  const int64_t* col_quads0;  // [n + 1] sum of ceil(M_u / 64), u < t (columnwise scale columns / 4)
-  const int64_t* live_tiles;  // row-tile slots to run: tile0[n], or 0 when the layout is bad
-  int64_t slot_bound;         // host: row-tile slots to launch: exact for host member rows, else
-                              // >= *live_tiles for any valid split
-  // What the map is built from: member_rows in device memory (written before the prep launch),
-  // the rows they must sum to, the rows' declared multiple (>= 1).
-  const int64_t* rows;
-  int64_t total_rows, row_multiple;
-};
-
-// A group of up to 32 members whose rows the host holds (and the API has checked): the rows by
-// value, the kernels' parameter in place of a MemberMap alone (whose map pointers are then null).
-// The call needs no copy of the rows, no prep launch and no map lookup. A separate type: with the
-// rows in every MemberMap, the single tensor's composite ran up to 2% slower (H100).
-struct InlineMembers {
-  MemberMap map;
-  int64_t rows[kWarpScanMembers];
-};
-
-// A group launch as the host passes it down: inline rows, or the prep's map (n = 0: no group).
-struct GroupLaunch {
-  InlineMembers members{};
-  bool rows_inline = false;
-  bool worst_split_sized = false;  // device rows: map().slot_bound exceeds the fewest slots a split has
-  const MemberMap& map() const { return members.map; }
-};
-
-__host__ __device__ inline const MemberMap& map_of(const MemberMap& g) { return g; }
-__host__ __device__ inline const MemberMap& map_of(const InlineMembers& g) { return g.map; }
 __device__ inline const int64_t* rows_of(const MemberMap& g) { return g.rows; }
 __device__ inline const int64_t* rows_of(const InlineMembers& g) { return g.rows; }
 
