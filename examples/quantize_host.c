@@ -33,40 +33,45 @@ static void* alloc_bytes(size_t bytes) {
   return p;
 }
 
-/* Signal-to-noise ratio of y against x in dB. */
-static double snr_db(const float* x, const float* y, size_t n) {
+/* Quantizes x into q with the default knobs, dequantizes q's rowwise copy into back[ROWS * COLS]
+ * and returns its signal-to-noise ratio against x's values in dB. */
+static double round_trip_snr_db(const lowp_tensor* x, lowp_quantized_tensor* q, const float* values, float* back) {
+  lowp_quant_config cfg;
+  lowp_quant_config_default(&cfg);
+  CHECK(lowp_quantize(x, q, &cfg, NULL));
+  lowp_tensor out = {back, LOWP_DTYPE_FLOAT32, ROWS, COLS};
+  CHECK(lowp_dequantize(q, LOWP_ROWWISE, &out, NULL));
   double signal = 0, noise = 0;
-  for (size_t i = 0; i < n; ++i) {
-    signal += (double)x[i] * x[i];
-    noise += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
+  for (size_t i = 0; i < ROWS * COLS; ++i) {
+    signal += (double)values[i] * values[i];
+    noise += ((double)values[i] - back[i]) * ((double)values[i] - back[i]);
   }
   return 10.0 * log10(signal / noise);
 }
 
-static int fp8_current_scaling(const lowp_tensor* x, const float* values) {
-  lowp_quantized_sizes sizes;
-  CHECK(lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, ROWS, COLS, &sizes));
-
+/* A ROWS x COLS quantized tensor of this format and recipe, its buffers still to be attached,
+ * and the sizes of those buffers. */
+static lowp_quantized_tensor empty_quantized(lowp_dtype dtype, lowp_scaling scaling, lowp_quantized_sizes* sizes) {
+  CHECK(lowp_quantized_sizes_query(dtype, scaling, ROWS, COLS, sizes));
   lowp_quantized_tensor q = {0};
-  q.dtype = LOWP_DTYPE_E4M3;
-  q.scaling = LOWP_SCALING_CURRENT;
+  q.dtype = dtype;
+  q.scaling = scaling;
   q.rows = ROWS;
   q.cols = COLS;
+  return q;
+}
+
+static int fp8_current_scaling(const lowp_tensor* x, const float* values) {
+  lowp_quantized_sizes sizes;
+  lowp_quantized_tensor q = empty_quantized(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, &sizes);
   q.rowwise.data = alloc_bytes(sizes.data_bytes[0]);
   q.columnwise.data = alloc_bytes(sizes.data_bytes[1]); /* x transposed, made in the same pass */
   q.scale = alloc_bytes(sizes.tensor_scale_bytes);
   q.scale_inv = alloc_bytes(sizes.tensor_scale_bytes);
   q.amax = alloc_bytes(sizes.tensor_scale_bytes);
 
-  lowp_quant_config cfg;
-  lowp_quant_config_default(&cfg);
-  CHECK(lowp_quantize(x, &q, &cfg, NULL));
-
   float* back = alloc_bytes(sizeof(float) * ROWS * COLS);
-  lowp_tensor out = {back, LOWP_DTYPE_FLOAT32, ROWS, COLS};
-  CHECK(lowp_dequantize(&q, LOWP_ROWWISE, &out, NULL));
-
-  const double snr = snr_db(values, back, ROWS * COLS);
+  const double snr = round_trip_snr_db(x, &q, values, back);
   printf("fp8_e4m3 current: amax %.4f, scale %.4f (448 / amax), x[0][1] %.5f -> code 0x%02x -> %.5f, SNR %.2f dB\n",
          *q.amax, *q.scale, values[1], ((const uint8_t*)q.rowwise.data)[1], back[1], snr);
   free(back);
@@ -80,14 +85,8 @@ static int fp8_current_scaling(const lowp_tensor* x, const float* values) {
 
 static int nvfp4_per_token(const lowp_tensor* x, const float* values) {
   lowp_quantized_sizes sizes;
-  CHECK(lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, ROWS, COLS, &sizes));
-
-  lowp_quantized_tensor q = {0};
-  q.dtype = LOWP_DTYPE_E2M1;
-  q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
+  lowp_quantized_tensor q = empty_quantized(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, &sizes);
   q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
-  q.rows = ROWS;
-  q.cols = COLS;
   for (int o = 0; o < 2; ++o) { /* 0: rowwise, 1: columnwise (x transposed) */
     lowp_quantized_part* part = o == 0 ? &q.rowwise : &q.columnwise;
     part->data = alloc_bytes(sizes.data_bytes[o]);           /* two E2M1 codes per byte */
@@ -95,15 +94,8 @@ static int nvfp4_per_token(const lowp_tensor* x, const float* values) {
     part->amax = alloc_bytes(sizes.amax_bytes[o]);           /* one outer amax per row */
   }
 
-  lowp_quant_config cfg;
-  lowp_quant_config_default(&cfg);
-  CHECK(lowp_quantize(x, &q, &cfg, NULL));
-
   float* back = alloc_bytes(sizeof(float) * ROWS * COLS);
-  lowp_tensor out = {back, LOWP_DTYPE_FLOAT32, ROWS, COLS};
-  CHECK(lowp_dequantize(&q, LOWP_ROWWISE, &out, NULL));
-
-  const double snr = snr_db(values, back, ROWS * COLS);
+  const double snr = round_trip_snr_db(x, &q, values, back);
   printf("nvfp4 per-token: row 0 amax %.4f, its first block scale 0x%02x, x[0][1] %.5f -> %.5f, SNR %.2f dB\n",
          q.rowwise.amax[0], ((const uint8_t*)q.rowwise.scale_inv)[0], values[1], back[1], snr);
   free(back);
