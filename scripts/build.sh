@@ -55,7 +55,7 @@ exec 1>&2  # build chatter apart from what the caller prints (run-report.sh --js
 case "$purpose-$cuda" in
   report-OFF) what="the CPU-only library and the lowp CLI"; fresh="about 1 minute" ;;
   report-ON) what="the library with its CUDA backend and the lowp CLI"; fresh="about 12 minutes" ;;
-  tests-OFF) what="the CPU-only library, CLI and tests (warnings as errors)"; fresh="about 5 minutes" ;;
+  tests-OFF) what="the CPU-only library, CLI and tests (warnings as errors)"; fresh="2 to 5 minutes" ;;
   tests-ON) what="the library with its CUDA backend, CLI, tests and benchmarks (warnings as errors)"
             fresh="about 18 minutes" ;;
 esac
