@@ -67,8 +67,9 @@ void print_summary(std::ostream& out, const std::vector<Record>& records) {
                    "worst SNR at"},
                   1, 6);
   NoteList notes;
-  size_t tensors = 0;
-  for (size_t i = 0; i < records.size(); ++i) tensors += i == 0 || !same_tensor(records[i - 1], records[i]);
+  size_t quantized = 0;  // tensors with recipe records; those skipped as a whole come below the table
+  for (size_t i = 0; i < records.size(); ++i)
+    quantized += !records[i].recipe.empty() && (i == 0 || !same_tensor(records[i - 1], records[i]));
   for (const Recipe& recipe : recipe_table()) {
     SnrOverTensors row_snr, col_snr;
     size_t ran = 0;
@@ -96,7 +97,7 @@ void print_summary(std::ostream& out, const std::vector<Record>& records) {
                col_snr.lowest(), not_run.empty() ? "-" : not_run,
                row_snr.worst == nullptr ? "-" : tensor_label(*row_snr.worst)});
   }
-  out << "\nSummary per recipe over " << tensors << " tensors (SNR in dB; worst: the lowest)\n\n";
+  out << "\nSummary per recipe over the " << quantized << " tensors quantized (SNR in dB; worst: the lowest)\n\n";
   table.print(out);
   notes.print(out);
 

@@ -286,7 +286,7 @@ def case_usage(lowp):
 def case_report_summary(lowp):
     p = run(lowp, "report", "--quick", "--backend", "cpu", "--quiet")
     assert p.returncode == 0, p.stderr
-    summary = p.stdout.split("Summary per recipe over 10 tensors")[1]
+    summary = p.stdout.split("Summary per recipe over the 10 tensors quantized")[1]
     lines = {l.split()[0]: l.split() for l in summary.splitlines() if l.strip()}
     records = report_json(lowp, "--quick")
     for recipe in FP8_RECIPES | NVFP4_RECIPES:
