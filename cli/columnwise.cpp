@@ -8,7 +8,7 @@ namespace {
 
 constexpr int64_t kBlock = 16;
 
-// SPEC §7: flip element i when bit i of the mask is set, then butterflies of stride 1, 2, 4, 8.
+// numerics §7: flip element i when bit i of the mask is set, then butterflies of stride 1, 2, 4, 8.
 // In double: its rounding error (about 2^-50 relative) is far below any FP4 error.
 void rht16_times_quarter(double v[kBlock], uint32_t sign_mask) {
   for (int i = 0; i < kBlock; ++i)

@@ -10,8 +10,8 @@ namespace lowp_cli {
 // The values lowp_dequantize(LOWP_COLUMNWISE) approximates, cols x rows (x^T), row-major:
 // - rht false: x^T itself;
 // - rht true (rows % 16 == 0): each 16-row strip g of a column of x as RHT16(g, sign_mask) * 0.25
-//   (SPEC §7) in double. The NVFP4 per-tensor recipe encodes bf16 of that (SPEC §4), the per-token
-//   one the fp32 transform with the 0.25 folded into its multiplier (SPEC §5); both dequantize to
+//   (numerics §7) in double. The NVFP4 per-tensor recipe encodes bf16 of that (numerics §4), the per-token
+//   one the fp32 transform with the 0.25 folded into its multiplier (numerics §5); both dequantize to
 //   this domain. The transform is orthogonal (H16 * 0.25 with signs), so errors measured here
 //   are the errors of the copy a GEMM consumes, on the input's own energy.
 std::vector<double> columnwise_reference(std::span<const float> x, int64_t rows, int64_t cols, bool rht,

@@ -128,7 +128,15 @@ CudaRuntimeInfo cuda_runtime_info() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    info.error = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+    // Said plainly: without any driver the runtime reports an "insufficient" driver version.
+    if (info.driver_version == 0)
+      info.error = "no NVIDIA driver is installed (no GPU on this machine?)";
+    else if (e == cudaErrorNoDevice)
+      info.error = "the NVIDIA driver sees no GPU (check CUDA_VISIBLE_DEVICES)";
+    else if (e == cudaErrorInsufficientDriver)
+      info.error = "the NVIDIA driver is older than the CUDA runtime lowp was built with: update the driver";
+    else
+      info.error = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
     return info;
   }
   for (int i = 0; i < count; ++i) {
@@ -137,7 +145,7 @@ CudaRuntimeInfo cuda_runtime_info() {
     info.gpus.push_back(
         {i, p.name, p.major, p.minor, static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0)});
   }
-  if (info.gpus.empty()) info.error = "no CUDA device visible";
+  if (info.gpus.empty()) info.error = "the NVIDIA driver sees no GPU (check CUDA_VISIBLE_DEVICES)";
 #else
   info.error = "not built";
 #endif

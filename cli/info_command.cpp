@@ -13,7 +13,7 @@ int run_info() {
   const bool cuda = lowp_cuda_available() != 0;
   std::printf("backends: cpu%s\n", cuda ? " cuda" : "");
   if (!cuda_built()) {
-    std::printf("cuda: not built\n");
+    std::printf("cuda: not built (configure with -DLOWP_CUDA=ON for the CUDA backend)\n");
     return 0;
   }
   const CudaRuntimeInfo rt = cuda_runtime_info();
@@ -22,7 +22,7 @@ int run_info() {
   };
   std::printf("cuda runtime %s, driver %s\n", version(rt.runtime_version).c_str(),
               version(rt.driver_version).c_str());
-  if (rt.gpus.empty()) std::printf("cuda: built, but no device is usable (%s)\n", rt.error.c_str());
+  if (rt.gpus.empty()) std::printf("cuda: built, but no GPU can be used: %s; lowp runs on the CPU backend\n", rt.error.c_str());
   for (const GpuInfo& g : rt.gpus)
     std::printf("cuda:%d %s, compute capability %d.%d, %.1f GiB\n", g.index, g.name.c_str(), g.cc_major,
                 g.cc_minor, g.memory_gib);

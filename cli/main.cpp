@@ -1,5 +1,6 @@
 // lowp command-line tool: argument wiring only; the work is in *_command.cpp.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <string>
 
 #include "commands.h"
@@ -28,10 +29,33 @@ int main(int argc, char** argv) {
   report->add_option("--backend", opt.backend, "auto (cuda when available), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  report->add_option("--seed", opt.seed, "Seed of the synthetic tensors")->capture_default_str();
+  // Checked as text: CLI11 would wrap "-5" into an unsigned 2^64 - 5.
+  const CLI::Validator non_negative_integer(
+      [](std::string& v) {
+        return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "must be a non-negative integer, got '" + v + "'";
+      },
+      "UINT");
+  report->add_option("--seed", opt.seed, "Seed of the synthetic tensors")
+      ->check(non_negative_integer)
+      ->capture_default_str();
   report->add_flag("--quick", opt.quick, "Small synthetic shapes (seconds on a CPU)");
   report->add_flag("-q,--quiet", opt.quiet, "No progress on stderr");
 
+  // CLI11 reports an unknown word there as a missing subcommand, without naming it.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (CLI::App* sub : app.get_subcommands({})) {
+      known = known || sub->check_name(argv[1]);
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "lowp: unknown command '%s' (commands: %s; see lowp --help)\n", argv[1], names.c_str());
+      return 2;
+    }
+  }
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("info")) return lowp_cli::run_info();
   return lowp_cli::run_report(opt);

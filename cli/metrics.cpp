@@ -48,26 +48,31 @@ double peak_to_rms(std::span<const float> x) {
   return peak / std::sqrt(sum_sq / static_cast<double>(x.size()));
 }
 
-double saturated_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, int64_t elements) {
-  if (elements <= 0) return 0;
-  int64_t saturated = 0;
-  switch (code_dtype) {
-    case LOWP_DTYPE_E4M3:  // 448 = 0x7E (0x7F is NaN)
-    case LOWP_DTYPE_E5M2:  // 57344 = 0x7B (0x7C is inf)
-    {
-      const uint8_t max_code = code_dtype == LOWP_DTYPE_E4M3 ? 0x7E : 0x7B;
-      for (int64_t i = 0; i < elements; ++i) saturated += (codes[i] & 0x7F) == max_code;
-      break;
+double clipped_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, std::span<const float> x,
+                       std::span<const float> xhat) {
+  if (x.size() != xhat.size()) throw std::logic_error("clipped_percent: size mismatch");
+  if (x.empty()) return 0;
+  auto at_max = [&](size_t i) -> bool {
+    switch (code_dtype) {
+      case LOWP_DTYPE_E4M3: return (codes[i] & 0x7F) == 0x7E;  // 448 (0x7F is NaN)
+      case LOWP_DTYPE_E5M2: return (codes[i] & 0x7F) == 0x7B;  // 57344 (0x7C is inf)
+      case LOWP_DTYPE_E2M1: return ((codes[i / 2] >> (4 * (i % 2))) & 0x7) == 0x7;  // 6; element 2j in bits 3:0
+      default: throw std::logic_error("clipped_percent: not a quantized dtype");
     }
-    case LOWP_DTYPE_E2M1:  // 6 = code 7 (15 = -6); element 2j in bits 3:0
-      for (int64_t i = 0; i < elements; ++i) {
-        const uint8_t nibble = (codes[i / 2] >> (4 * (i % 2))) & 0xF;
-        saturated += (nibble & 0x7) == 0x7;
-      }
-      break;
-    default: throw std::logic_error("saturated_percent: not a quantized dtype");
+  };
+  int64_t clipped = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    clipped += at_max(i) && std::fabs(x[i]) > std::fabs(xhat[i]);
+  return 100.0 * static_cast<double>(clipped) / static_cast<double>(x.size());
+}
+
+NonFiniteCounts count_nonfinite(std::span<const float> x) {
+  NonFiniteCounts n;
+  for (const float f : x) {
+    n.nan += std::isnan(f);
+    n.inf += std::isinf(f);
   }
-  return 100.0 * static_cast<double>(saturated) / static_cast<double>(elements);
+  return n;
 }
 
 }  // namespace lowp_cli

@@ -22,8 +22,18 @@ ErrorStats error_stats(std::span<const double> x, std::span<const float> xhat);
 // 5.8 for 16M), far more with outliers. 0 for an all-zero tensor; NaN inputs give NaN.
 double peak_to_rms(std::span<const float> x);
 
-// Percent of the `elements` codes at +-(max finite) of `code_dtype` (E4M3, E5M2; E2M1 packed
-// two per byte). NaN codes do not count.
-double saturated_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, int64_t elements);
+// Percent of the elements that clipped: coded at +-(the format's largest value: 448, 57344, 6)
+// while |x| exceeds what that code dequantizes to, i.e. beyond the largest value their scale
+// could represent. Rounding to the largest value is not clipping; NaN inputs never count.
+// codes: rowwise codes of x (E4M3, E5M2; E2M1 packed two per byte); xhat: their dequantized values.
+double clipped_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, std::span<const float> x,
+                       std::span<const float> xhat);
+
+// NaN and +-inf elements of x.
+struct NonFiniteCounts {
+  int64_t nan = 0;
+  int64_t inf = 0;
+};
+NonFiniteCounts count_nonfinite(std::span<const float> x);
 
 }  // namespace lowp_cli

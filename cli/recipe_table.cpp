@@ -1,4 +1,4 @@
-// The recipes `lowp report` runs (recipes.h). NVFP4 per-tensor entries take the SPEC §8 role
+// The recipes `lowp report` runs (recipes.h). NVFP4 per-tensor entries take the numerics §8 role
 // defaults from lowp_quant_config_nvfp4; per-token entries name the per-tensor recipe of the
 // same role they are compared with.
 #include "recipes.h"
@@ -6,14 +6,15 @@
 namespace lowp_cli {
 namespace {
 
+// The 1D recipes make the rowwise copy alone when rows % 16 != 0 (recipes.cpp says so in a note).
 const char* needs_k16(int64_t, int64_t cols) {
-  return cols % 16 == 0 ? nullptr : "NVFP4 needs cols % 16 == 0";
+  return cols % 16 == 0 ? nullptr : "NVFP4 needs cols % 16 == 0 (blocks of 16 along each row)";
 }
 
-// Every NVFP4 entry makes the columnwise copy, whose 16-element blocks run along the rows of x.
+// 16x16 block scales tile x, so rows and cols both need multiples of 16.
 const char* needs_16x16(int64_t rows, int64_t cols) {
   if (const char* why = needs_k16(rows, cols)) return why;
-  return rows % 16 == 0 ? nullptr : "NVFP4 with a columnwise copy needs rows % 16 == 0";
+  return rows % 16 == 0 ? nullptr : "NVFP4 16x16 blocks need rows % 16 == 0";
 }
 
 void input_role(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_INPUT, &c); }
@@ -36,15 +37,15 @@ const Recipe kRecipes[] = {
     {"fp8_e5m2_current", "FP8 E5M2, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E5M2,
      LOWP_SCALING_CURRENT, true, nullptr, nullptr, nullptr},
     {"nvfp4_input", "NVFP4 per-tensor, input defaults: 1D blocks, RHT on the columnwise copy", LOWP_DTYPE_E2M1,
-     LOWP_SCALING_NVFP4_PER_TENSOR, true, input_role, needs_16x16, nullptr},
+     LOWP_SCALING_NVFP4_PER_TENSOR, true, input_role, needs_k16, nullptr},
     {"nvfp4_weight", "NVFP4 per-tensor, weight defaults: 16x16 block scales (columnwise = transpose)",
      LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, weight_role, needs_16x16, nullptr},
     {"nvfp4_grad", "NVFP4 per-tensor, gradient defaults: 1D blocks, RHT on the columnwise copy, stochastic rounding",
-     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, gradient_role, needs_16x16, nullptr},
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, gradient_role, needs_k16, nullptr},
     {"nvfp4_token_input", "NVFP4 per-token (one amax per row of each copy), RHT on the columnwise copy",
-     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, true, token_input, needs_16x16, "nvfp4_input"},
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, true, token_input, needs_k16, "nvfp4_input"},
     {"nvfp4_token_grad", "NVFP4 per-token, RHT on the columnwise copy, stochastic rounding", LOWP_DTYPE_E2M1,
-     LOWP_SCALING_NVFP4_PER_TOKEN, true, token_gradient, needs_16x16, "nvfp4_grad"},
+     LOWP_SCALING_NVFP4_PER_TOKEN, true, token_gradient, needs_k16, "nvfp4_grad"},
 };
 
 }  // namespace

@@ -40,10 +40,13 @@ struct QuantizedBuffers {
   lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
 };
 
-void allocate(QuantizedBuffers& qb, const Recipe& r, const HostTensor& t, Backend b) {
+// Returns whether the columnwise copy is made: the recipe asks for it and the library has a
+// size for it (NVFP4 has none when rows % 16 != 0; the rowwise copy is still valid then).
+bool allocate(QuantizedBuffers& qb, const Recipe& r, const HostTensor& t, Backend b) {
   lowp_quantized_sizes sz{};
   check(lowp_quantized_sizes_query(r.dtype, r.scaling, t.rows, t.cols, &sz), "lowp_quantized_sizes_query");
-  for (int o = 0; o < (r.columnwise ? 2 : 1); ++o) {
+  const bool columnwise = r.columnwise && sz.data_bytes[1] > 0;
+  for (int o = 0; o < (columnwise ? 2 : 1); ++o) {
     qb.data[o] = Buffer(b, sz.data_bytes[o]);
     qb.scale_inv[o] = Buffer(b, sz.scale_inv_bytes[o]);
     qb.amax[o] = Buffer(b, sz.amax_bytes[o]);
@@ -63,6 +66,7 @@ void allocate(QuantizedBuffers& qb, const Recipe& r, const HostTensor& t, Backen
   q.scale = qb.scale.floats();
   q.scale_inv = qb.tensor_scale_inv.floats();
   q.amax = qb.tensor_amax.floats();
+  return columnwise;
 }
 
 // Delayed scaling as in training: the previous step's amax sits in the history, the update
@@ -166,7 +170,7 @@ const char* status_name(RunStatus s) {
 }
 
 PreparedInput::PreparedInput(const HostTensor& t, Backend b)
-    : host(t), values(to_float(t)), x(b, t.bytes.size()) {
+    : host(t), values(to_float(t)), nonfinite(count_nonfinite(values)), x(b, t.bytes.size()) {
   x.upload(t.bytes.data(), t.bytes.size());
 }
 
@@ -181,7 +185,7 @@ RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
   }
   try {
     QuantizedBuffers qb;
-    allocate(qb, r, in.host, b);
+    const bool columnwise = allocate(qb, r, in.host, b);
     lowp_quant_config cfg;
     lowp_quant_config_default(&cfg);
     if (r.tune != nullptr) r.tune(cfg);
@@ -197,8 +201,11 @@ RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
     run.time_ms = time_quantize(x, qb.q, cfg, b);
     const std::vector<float> xhat = dequantize(qb.q, LOWP_ROWWISE, b);
     run.stats = error_stats(in.values, xhat);
-    run.saturated_pct = saturated_percent(qb.data[0].download_all<uint8_t>(), r.dtype, in.host.numel());
-    if (!r.columnwise) return run;
+    run.clipped_pct = clipped_percent(qb.data[0].download_all<uint8_t>(), r.dtype, in.values, xhat);
+    if (r.columnwise && !columnwise)
+      run.note = "rowwise copy only: NVFP4 makes the columnwise copy (blocks of 16 along the rows of x) "
+                 "only when rows % 16 == 0";
+    if (!columnwise) return run;
 
     const bool rht = cfg.rht != 0;
     const std::vector<double> col_ref =

@@ -35,10 +35,14 @@ struct PreparedInput {
   PreparedInput(const HostTensor& t, Backend b);
   const HostTensor& host;
   std::vector<float> values;
+  NonFiniteCounts nonfinite;
   Buffer x;
   lowp_tensor view() const { return {x.data(), host.dtype, host.rows, host.cols}; }
 };
 
+// ok: ran. skipped: not run, by this tool's own rule (the recipe's shape rule; a tensor that is
+// not an F32/F16/BF16 matrix). unsupported: the library returned LOWP_ERROR_UNSUPPORTED (valid,
+// but not built into this backend). error: the library or CUDA failed (the report stops there).
 enum class RunStatus { kOk, kUnsupported, kSkipped, kError };
 const char* status_name(RunStatus s);
 
@@ -54,8 +58,9 @@ struct AmaxEstimate {
 struct RecipeRun {
   RunStatus status = RunStatus::kOk;
   std::string message;  // unsupported / skipped / error: why
+  std::string note;     // ok, but something to know (e.g. the columnwise copy was not made)
   ErrorStats stats;     // rowwise copy vs the input
-  double saturated_pct = 0;
+  double clipped_pct = 0;  // of the rowwise copy's elements, see clipped_percent()
   double time_ms = 0;  // lowp_quantize wall clock incl. its amax pass (CUDA: median of 5 after a warm-up)
   // Recipes with a columnwise copy: it vs columnwise_reference() in col_domain.
   std::optional<ErrorStats> col_stats;

@@ -20,8 +20,17 @@ struct Record {
   std::string recipe;          // "" for a tensor skipped as a whole (not a matrix of F32/F16/BF16)
   std::string backend;
   double peak_to_rms = 0;      // of the input (metrics.h); 0 for a tensor skipped as a whole
+  NonFiniteCounts input_nonfinite;  // NaN / inf elements of the input (their errors are NaN)
   RecipeRun run;
 };
+
+// The same tensor of the same source, as quantized (records of one tensor are consecutive).
+inline bool same_tensor(const Record& a, const Record& b) {
+  return a.tensor == b.tensor && a.source == b.source && a.rows == b.rows && a.cols == b.cols;
+}
+
+// rows x cols as quantized; a tensor skipped as a whole shows its stored shape instead.
+std::string shape_of(const Record& r);
 
 // A tensor is outlier-heavy when max|x| / rms(x) exceeds this: a Gaussian tensor stays near
 // sqrt(2 ln n) (under 6 up to 16M elements), a few channels 100x the rest go far above it.
@@ -38,8 +47,16 @@ struct PerTokenDelta {
 };
 std::vector<PerTokenDelta> per_token_deltas(const std::vector<Record>& records);
 
-// Unsupported messages go to numbered notes under the table, so each is printed once.
+// Reasons (not run, rowwise copy only) go to numbered notes under the table, each printed once.
 void print_table(std::ostream& out, const std::vector<Record>& records);
+
+// The closing summary: per recipe, over the tensors, how many ran, the median and worst (lowest)
+// SNR of each copy and which tensor had the worst, how many were not run and why; then the
+// tensors not quantized at all, and a warning naming the tensors that hold NaN or Inf.
+void print_summary(std::ostream& out, const std::vector<Record>& records);
+
+// The tensors whose input holds NaN or Inf, one "name shape: N NaN, M Inf" each (empty: none).
+std::vector<std::string> nonfinite_tensors(const std::vector<Record>& records);
 
 // The NVFP4 sections under the main table: amax estimation on the RHT columnwise copies, and
 // per-token minus per-tensor SNR on the outlier-heavy tensors. Each prints only when it has rows.
@@ -48,7 +65,8 @@ void print_nvfp4_summaries(std::ostream& out, const std::vector<Record>& records
 // What every column and field means, for --help and the end of the text report.
 extern const char* const kMetricsHelp;
 
-// Non-finite numbers (SNR of an exact copy, NaN inputs) are the strings "inf", "-inf", "nan".
+// Every number is a JSON number; a non-finite one (the SNR of an exact copy, NaN inputs) is null,
+// and the record's "nonfinite" object maps its field name to "inf", "-inf" or "nan".
 void print_json(std::ostream& out, const std::vector<Record>& records);
 
 }  // namespace lowp_cli

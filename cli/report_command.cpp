@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -104,6 +105,8 @@ void print_results(const ReportOptions& opt, Backend backend, size_t tensors,
                    const std::vector<Record>& records) {
   if (opt.json) {
     print_json(std::cout, records);
+    for (const std::string& t : nonfinite_tensors(records))
+      std::cerr << "lowp: warning: NaN or Inf in " << t << " (its errors are NaN)\n";
     return;
   }
   std::cout << "lowp " << lowp_version() << " report: backend " << backend_name(backend) << ", " << tensors
@@ -116,6 +119,19 @@ void print_results(const ReportOptions& opt, Backend backend, size_t tensors,
   print_nvfp4_summaries(std::cout, records);
   std::cout << '\n' << kMetricsHelp
             << (backend == Backend::kCuda ? "  ms on CUDA: median of 5 after a warm-up.\n" : "");
+  print_summary(std::cout, records);
+}
+
+// Why a file has nothing to quantize: its tensors' dtypes and ranks, counted.
+std::string refused_tensors(const std::vector<TensorSource>& sources) {
+  std::map<std::string, size_t> kinds;
+  for (const TensorSource& s : sources) {
+    const std::string why = s.skip_reason.substr(0, s.skip_reason.find(" ("));  // "dtype I64", "rank 1", "empty"
+    ++kinds[why.starts_with("dtype ") ? why.substr(6) : s.dtype + " " + why];
+  }
+  std::string out;
+  for (const auto& [kind, n] : kinds) out += (out.empty() ? "" : ", ") + std::to_string(n) + " x " + kind;
+  return out;
 }
 
 }  // namespace
@@ -131,9 +147,10 @@ int run_report(const ReportOptions& opt) {
       size_t usable = 0;
       for (const auto& s : sources) usable += s.skip_reason.empty();
       if (usable == 0)
-        throw std::runtime_error(
-            opt.input + ": no tensor to quantize (needs an F32, F16 or BF16 tensor of rank >= 2; found " +
-            std::to_string(sources.size()) + " tensors)");
+        throw std::runtime_error(opt.input +
+                                 ": no tensor to quantize (needs an F32, F16 or BF16 tensor of rank >= 2); found " +
+                                 std::to_string(sources.size()) + " tensors" +
+                                 (sources.empty() ? "" : ": " + refused_tensors(sources)));
     }
 
     const auto recipes = recipe_table();
@@ -144,7 +161,7 @@ int run_report(const ReportOptions& opt) {
     {
       Progress progress(steps, !opt.quiet);
       for (const TensorSource& s : sources) {
-        Record base{s.name, s.source, s.rows, s.cols, s.shape, s.dtype, "", backend_name(backend), 0.0, {}};
+        Record base{s.name, s.source, s.rows, s.cols, s.shape, s.dtype, "", backend_name(backend), 0.0, {}, {}};
         if (!s.skip_reason.empty()) {
           base.run.status = RunStatus::kSkipped;
           base.run.message = s.skip_reason;
@@ -154,6 +171,7 @@ int run_report(const ReportOptions& opt) {
         const HostTensor host = s.load();
         const PreparedInput input(host, backend);
         base.peak_to_rms = peak_to_rms(input.values);
+        base.input_nonfinite = input.nonfinite;
         for (const Recipe& r : recipes) {
           progress.step(s, r);
           Record rec = base;

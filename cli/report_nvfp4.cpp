@@ -1,20 +1,12 @@
 // The NVFP4 sections of the text report (report.h): amax estimation on the RHT columnwise
 // copies, and per-token minus per-tensor SNR on the outlier-heavy tensors.
+#include <cmath>
 #include <limits>
 
 #include "report.h"
 #include "text_table.h"
 
 namespace lowp_cli {
-namespace {
-
-bool same_tensor(const Record& a, const Record& b) {
-  return a.tensor == b.tensor && a.source == b.source && a.rows == b.rows && a.cols == b.cols;
-}
-
-std::string shape_of(const Record& r) { return std::to_string(r.rows) + "x" + std::to_string(r.cols); }
-
-}  // namespace
 
 std::vector<PerTokenDelta> per_token_deltas(const std::vector<Record>& records) {
   std::vector<PerTokenDelta> out;
@@ -58,7 +50,8 @@ void print_nvfp4_summaries(std::ostream& out, const std::vector<Record>& records
     const bool new_tensor = last == nullptr || !same_tensor(*last, *d.per_token);
     outlier_tensors += new_tensor;
     tok.add({d.per_token->tensor, shape_of(*d.per_token), d.per_token->recipe, d.per_tensor->recipe,
-             fmt("%.1f", d.per_token->peak_to_rms), fmt("%+.2f", d.snr_db), fmt("%+.2f", d.col_snr_db)},
+             fmt("%.1f", d.per_token->peak_to_rms), fmt("%+.2f", d.snr_db),
+             std::isnan(d.col_snr_db) ? "-" : fmt("%+.2f", d.col_snr_db)},
             new_tensor && last != nullptr);
     last = d.per_token;
   }

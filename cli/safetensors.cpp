@@ -131,7 +131,11 @@ std::string SafetensorsEntry::skip_reason() const {
 
 SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path_, ec)) throw SafetensorsError(path_ + ": no such file");
+  const auto status = std::filesystem::status(path_, ec);
+  if (!std::filesystem::exists(status)) throw SafetensorsError(path_ + ": no such file");
+  if (std::filesystem::is_directory(status))
+    throw SafetensorsError(path_ + ": is a directory; --input takes a .safetensors file");
+  if (!std::filesystem::is_regular_file(status)) throw SafetensorsError(path_ + ": not a regular file");
   const uint64_t file_size = std::filesystem::file_size(path_, ec);
   if (ec) throw SafetensorsError(path_ + ": cannot stat: " + ec.message());
   std::ifstream in(path_, std::ios::binary);

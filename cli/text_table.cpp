@@ -7,8 +7,8 @@
 
 namespace lowp_cli {
 
-TextTable::TextTable(std::vector<std::string> header, size_t first_numeric)
-    : header_(std::move(header)), first_numeric_(first_numeric) {}
+TextTable::TextTable(std::vector<std::string> header, size_t first_numeric, size_t end_numeric)
+    : header_(std::move(header)), first_numeric_(first_numeric), end_numeric_(end_numeric) {}
 
 void TextTable::add(std::vector<std::string> row, bool blank_before) {
   rows_.push_back(std::move(row));
@@ -30,7 +30,7 @@ void TextTable::print(std::ostream& out) const {
       const bool free_text = row.size() < n && c + 1 == row.size();
       const std::string pad(free_text || c >= n ? 0 : width[c] - std::min(width[c], s.size()), ' ');
       if (c > 0) line += "  ";
-      line += c >= first_numeric_ ? pad + s : s + pad;
+      line += c >= first_numeric_ && c < end_numeric_ ? pad + s : s + pad;
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';
@@ -43,6 +43,21 @@ void TextTable::print(std::ostream& out) const {
     if (blank_before_[i]) out << '\n';
     print_row(rows_[i]);
   }
+}
+
+std::string NoteList::ref(const std::string& text) {
+  auto it = std::find(notes_.begin(), notes_.end(), text);
+  if (it == notes_.end()) it = notes_.insert(notes_.end(), text);
+  std::string id = "[";  // built up in steps: GCC 12 warns (-Wrestrict) on "[" + to_string(...)
+  id += std::to_string(it - notes_.begin() + 1);
+  id += ']';
+  return id;
+}
+
+void NoteList::print(std::ostream& out) const {
+  if (notes_.empty()) return;
+  out << '\n';
+  for (size_t i = 0; i < notes_.size(); ++i) out << "[" << i + 1 << "] " << notes_[i] << '\n';
 }
 
 std::string fmt(const char* spec, double v) {

@@ -14,7 +14,7 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# The second numerics oracle (ml_dtypes, SPEC §1) runs under pytest when these import.
+# The second numerics oracle (ml_dtypes, numerics §1) runs under pytest when these import.
 if ! python3 -c "import numpy, ml_dtypes, pytest" >/dev/null 2>&1; then
   python3 -m pip install -q numpy ml_dtypes pytest >/dev/null 2>&1 ||
     echo "warning: could not pip install numpy ml_dtypes pytest; the ml_dtypes oracle test will not run" >&2

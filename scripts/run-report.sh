@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Fresh machine -> dependencies, build, `lowp report` on the built-in synthetic tensors
-# (CUDA backend when a GPU is present, else the CPU backend). Extra arguments go to lowp report.
+# Fresh machine -> dependencies, build, `lowp report` on the built-in synthetic tensors (CUDA
+# backend when a GPU is present, else the CPU backend; see scripts/build.sh for what is built).
+# usage: scripts/run-report.sh [--cpu-only] [lowp report arguments, e.g. --quick, --input F]
+# --cpu-only is LOWP_CUDA=OFF: no CUDA code is built even with a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-bash scripts/build.sh -DLOWP_BUILD_TESTS=OFF
-./build/cli/lowp report "$@"
+if [[ "${1:-}" == --cpu-only ]]; then
+  export LOWP_CUDA=OFF
+  shift
+fi
+bash scripts/install-deps.sh >&2
+bash scripts/build.sh report
+echo "lowp: running lowp report $* (on a 2-core CPU the synthetic set takes about 70 s, --quick a few)." >&2
+"$(bash scripts/build.sh --folder report)/cli/lowp" report "$@"

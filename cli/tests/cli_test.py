@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CLI tests of `lowp report` (JSON output, safetensors input), stdlib only.
+"""CLI tests of `lowp` (report's JSON and text output, safetensors input, usage errors), stdlib only.
 
 usage: cli_test.py CASE PATH_TO_LOWP
 """
@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 FP8_RECIPES = {"fp8_e4m3_current", "fp8_e4m3_delayed", "fp8_e4m3_per_token", "fp8_e5m2_current"}
-# NVFP4 per-tensor (SPEC §8 role defaults) and per-token, each with its columnwise copy.
+# NVFP4 per-tensor (numerics §8 role defaults) and per-token, each with its columnwise copy.
 NVFP4_RHT_PER_TENSOR = {"nvfp4_input": 2.0, "nvfp4_grad": 1.0}  # -> amax estimation factor
 NVFP4_PER_TOKEN = {"nvfp4_token_input": "nvfp4_input", "nvfp4_token_grad": "nvfp4_grad"}  # -> baseline
 NVFP4_RECIPES = set(NVFP4_RHT_PER_TENSOR) | {"nvfp4_weight"} | set(NVFP4_PER_TOKEN)
@@ -34,11 +34,38 @@ def report_json(lowp, *args):
     return records
 
 
+def snr_of(r, key="snr_db"):
+    """An SNR as a float: JSON null with its "nonfinite" flag back to inf/nan."""
+    v = r[key]
+    if v is None:
+        return float(r["nonfinite"][key])
+    assert finite(v) and key not in r.get("nonfinite", {}), (key, r)
+    return v
+
+
+def check_numbers_are_numbers(r, path="record"):
+    """Every number is a JSON number or null; strings only where text belongs."""
+    text_keys = {"tensor", "source", "dtype", "backend", "status", "recipe", "message", "note", "col_domain",
+                 "baseline"}
+    for k, v in r.items():
+        where = f"{path}.{k}"
+        if isinstance(v, dict):
+            if k == "nonfinite":
+                assert v and all(x in ("inf", "-inf", "nan") for x in v.values()), where
+                for field in v:  # each flagged field is null in the record
+                    head, _, tail = field.partition(".")
+                    assert (r[head][tail] if tail else r[head]) is None, (where, field)
+            else:
+                check_numbers_are_numbers(v, where)
+        elif isinstance(v, str):
+            assert k in text_keys, f"{where} is the string {v!r}"
+
+
 def check_ok_record(r):
-    for key in ("snr_db", "rel_l2", "max_abs_err", "saturated_pct", "time_ms"):
+    for key in ("snr_db", "rel_l2", "max_abs_err", "clipped_pct", "time_ms"):
         assert key in r, f"{r['tensor']} x {r['recipe']}: missing {key}"
-    snr = r["snr_db"]
-    assert snr == "inf" or (isinstance(snr, float) and snr > 10), f"implausible SNR in {r}"
+    check_numbers_are_numbers(r)
+    assert snr_of(r) > 10, f"implausible SNR in {r}"
 
 
 def case_report_json(lowp):
@@ -48,13 +75,17 @@ def case_report_json(lowp):
     ok = [r for r in records if r["status"] == "ok"]
     assert {r["recipe"] for r in ok} >= FP8_RECIPES, f"FP8 recipes missing: {sorted({r['recipe'] for r in ok})}"
     assert {r["status"] for r in records} <= {"ok", "unsupported", "skipped"}, records
+    for r in records:
+        check_numbers_are_numbers(r)
     for r in ok:
         check_ok_record(r)
         assert r["backend"] == "cpu" and r["dtype"] == "bf16"
     by = {(r["tensor"], r["rows"], r["cols"], r["recipe"]): r for r in ok}
-    # Delayed scaling used the previous step's amax (0.9x), so it saturates where current does not.
+    # Delayed scaling used the previous step's amax (0.9x), so it clips where current does not.
     key = ("gaussian", 128, 512)
-    assert by[key + ("fp8_e4m3_delayed",)]["saturated_pct"] > by[key + ("fp8_e4m3_current",)]["saturated_pct"]
+    assert by[key + ("fp8_e4m3_delayed",)]["clipped_pct"] > 0 == by[key + ("fp8_e4m3_current",)]["clipped_pct"]
+    # NVFP4 1D blocks clip only the largest value of a block whose E4M3 scale rounded down.
+    assert 0 < by[key + ("nvfp4_input",)]["clipped_pct"] < 100 / 16
     # A small-std weight must quantize as well as unit-scale data (the scale adapts).
     assert by[("weight", 128, 512, "fp8_e4m3_current")]["snr_db"] > 25
     # Same seed, same numbers.
@@ -175,9 +206,9 @@ def case_safetensors_roundtrip(lowp):
     check_ok_record(up)
     qkv = ok[("model.layers.0.attn.qkv", "fp8_e4m3_current")]
     assert (qkv["rows"], qkv["cols"], qkv["dtype"]) == (32, cols, "bf16"), qkv  # leading dims flattened
-    assert qkv["snr_db"] == "inf", qkv  # amax 7: scale 64, k*64 (|k| <= 7) is exact in E4M3
+    assert snr_of(qkv) == math.inf, qkv  # amax 7: scale 64, k*64 (|k| <= 7) is exact in E4M3
     f16 = ok[("model.embed.f16", "fp8_e4m3_per_token")]
-    assert f16["dtype"] == "f16" and f16["snr_db"] == "inf", f16  # row amax 1: scale 448; 0.5*448, 448 exact
+    assert f16["dtype"] == "f16" and snr_of(f16) == math.inf, f16  # row amax 1: scale 448; 0.5*448, 448 exact
     skipped = {r["tensor"]: r for r in records if r["status"] == "skipped" and r["recipe"] is None}
     assert "rank 1" in skipped["model.norm.weight"]["message"]
     assert "I64" in skipped["model.step"]["message"]
@@ -224,10 +255,99 @@ def case_safetensors_malformed(lowp):
                 f"{name}: unclear message (wanted {expected!r}):\n{p.stderr}"
         p = run(lowp, "report", "--input", os.path.join(d, "missing.safetensors"), "--backend", "cpu")
         assert p.returncode != 0 and "no such file" in p.stderr, p.stderr
-        only_1d = os.path.join(d, "only_1d.safetensors")
-        write_safetensors(only_1d, [("b", "F32", [4], b"\0" * 16)])
-        p = run(lowp, "report", "--input", only_1d, "--backend", "cpu")
+        p = run(lowp, "report", "--input", d, "--backend", "cpu")
+        assert p.returncode != 0 and "is a directory" in p.stderr, p.stderr
+        refused = os.path.join(d, "refused.safetensors")
+        write_safetensors(refused, [("b", "F32", [4], b"\0" * 16), ("c", "F32", [4], b"\0" * 16),
+                                    ("step", "I64", [2, 2], b"\0" * 32)])
+        p = run(lowp, "report", "--input", refused, "--backend", "cpu")
+        # The message names what the file holds: dtypes, and the rank of the ones with a usable dtype.
         assert p.returncode != 0 and "no tensor to quantize" in p.stderr, p.stderr
+        assert "found 3 tensors: 1 x I64, 2 x f32 rank 1" in p.stderr, p.stderr
+
+
+def case_usage(lowp):
+    p = run(lowp, "frobnicate")
+    assert p.returncode != 0 and "unknown command 'frobnicate'" in p.stderr and "report" in p.stderr, p.stderr
+    p = run(lowp, "report", "--quick", "--seed", "-5")
+    assert p.returncode != 0 and "--seed" in p.stderr and "non-negative integer" in p.stderr, p.stdout + p.stderr
+    assert run(lowp, "report", "--quick", "--quiet", "--backend", "cpu", "--seed", "18446744073709551615").returncode == 0
+    # lowp info without a GPU says so in plain words, whether CUDA was built or not.
+    p = run(lowp, "info")
+    assert p.returncode == 0 and "backends: cpu" in p.stdout, p.stdout
+    assert "insufficient" not in p.stdout, p.stdout
+    if "backends: cpu cuda" not in p.stdout:
+        assert ("cuda: not built" in p.stdout or "no GPU can be used" in p.stdout), p.stdout
+    h = run(lowp, "report", "--help")
+    for words in ("clipped %", "skipped", "unsupported", "Summary"):
+        assert words in h.stdout, (words, h.stdout)
+
+
+def case_report_summary(lowp):
+    p = run(lowp, "report", "--quick", "--backend", "cpu", "--quiet")
+    assert p.returncode == 0, p.stderr
+    summary = p.stdout.split("Summary per recipe over the 10 tensors quantized")[1]
+    lines = {l.split()[0]: l.split() for l in summary.splitlines() if l.strip()}
+    records = report_json(lowp, "--quick")
+    for recipe in FP8_RECIPES | NVFP4_RECIPES:
+        cells = lines[recipe]
+        snrs = sorted(snr_of(r) for r in records if r["recipe"] == recipe)
+        assert int(cells[1]) == len(snrs) == 10, cells
+        median = (snrs[4] + snrs[5]) / 2
+        assert abs(float(cells[2]) - median) < 0.006 and abs(float(cells[3]) - snrs[0]) < 0.006, (cells, snrs)
+        worst = min((r for r in records if r["recipe"] == recipe), key=snr_of)
+        assert cells[-2:] == [worst["tensor"], f"{worst['rows']}x{worst['cols']}"], (cells, worst)
+    assert "Warning" not in p.stdout, p.stdout
+
+
+def case_rowwise_only(lowp):
+    """NVFP4 makes the rowwise copy alone when rows % 16 != 0, and says so; 16x16 blocks skip."""
+    rows, cols = 40, 64
+    vals = [math.sin(0.37 * i) * (1 + i % 5) for i in range(rows * cols)]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "embed.safetensors")
+        write_safetensors(path, [("embed", "F32", [rows, cols], struct.pack(f"<{rows*cols}f", *vals))])
+        records = report_json(lowp, "--input", path)
+        text = run(lowp, "report", "--input", path, "--backend", "cpu", "--quiet")
+    by = {r["recipe"]: r for r in records}
+    for recipe in NVFP4_RECIPES - {"nvfp4_weight"}:
+        r = by[recipe]
+        assert r["status"] == "ok" and "col_snr_db" not in r and "rows % 16" in r["note"], r
+        check_ok_record(r)
+        assert not any(k.startswith("est_") for k in r), r
+    assert "col_snr_db" not in by["nvfp4_token_input"]["per_token_minus_per_tensor"], by["nvfp4_token_input"]
+    w = by["nvfp4_weight"]
+    assert w["status"] == "skipped" and "16x16" in w["message"] and "rows % 16" in w["message"], w
+    assert by["fp8_e4m3_current"]["status"] == "ok" and "col_snr_db" in by["fp8_e4m3_current"], by
+    assert text.returncode == 0, text.stderr
+    summary = text.stdout.split("Summary per recipe")[1]
+    assert "1 rowwise only" in summary and "1 skipped" in summary and "rows % 16" in summary, summary
+
+
+def case_nonfinite(lowp):
+    """NaN/Inf inputs: null numbers with their flag, counts per record, and a warning naming the tensor."""
+    rows, cols = 16, 32
+    vals = [0.25 * (i % 9 - 4) for i in range(rows * cols)]
+    vals[3], vals[40], vals[41] = math.nan, math.inf, -math.inf
+    clean = [0.5 * (i % 7 - 3) + 0.1 for i in range(rows * cols)]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "bad.safetensors")
+        write_safetensors(path, [("bad", "F32", [rows, cols], struct.pack(f"<{rows*cols}f", *vals)),
+                                 ("clean", "F32", [rows, cols], struct.pack(f"<{rows*cols}f", *clean))])
+        p = run(lowp, "report", "--input", path, "--backend", "cpu", "--json", "--quiet")
+        text = run(lowp, "report", "--input", path, "--backend", "cpu", "--quiet")
+    assert p.returncode == 0, p.stderr
+    records = json.loads(p.stdout)  # strict JSON: no NaN/Infinity tokens
+    for r in records:
+        check_numbers_are_numbers(r)
+        bad = r["tensor"] == "bad"
+        assert (r["input_nan"], r["input_inf"]) == ((1, 2) if bad else (0, 0)), r
+        if bad and r["status"] == "ok":
+            assert r["snr_db"] is None and r["nonfinite"]["snr_db"] == "nan", r
+    assert "warning" in p.stderr and "bad 16x32: 1 NaN, 2 Inf" in p.stderr and "clean" not in p.stderr, p.stderr
+    assert text.returncode == 0, text.stderr
+    warning = text.stdout.split("Warning: 1 tensor holds NaN or Inf")[1]
+    assert "bad 16x32: 1 NaN, 2 Inf" in warning and "clean" not in warning, warning
 
 
 def main():
@@ -237,7 +357,11 @@ def main():
     {"report_json": case_report_json,
      "nvfp4_report": case_nvfp4_report,
      "safetensors_roundtrip": case_safetensors_roundtrip,
-     "safetensors_malformed": case_safetensors_malformed}[case](lowp)
+     "safetensors_malformed": case_safetensors_malformed,
+     "usage": case_usage,
+     "report_summary": case_report_summary,
+     "rowwise_only": case_rowwise_only,
+     "nonfinite": case_nonfinite}[case](lowp)
     print(f"{case}: ok")
 
 
