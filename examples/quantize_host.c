@@ -53,7 +53,7 @@ static double round_trip_snr_db(const lowp_tensor* x, lowp_quantized_tensor* q, 
  * and the sizes of those buffers. */
 static lowp_quantized_tensor empty_quantized(lowp_dtype dtype, lowp_scaling scaling, lowp_quantized_sizes* sizes) {
   CHECK(lowp_quantized_sizes_query(dtype, scaling, ROWS, COLS, sizes));
-  lowp_quantized_tensor q = {0};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = dtype;
   q.scaling = scaling;
   q.rows = ROWS;
