@@ -49,6 +49,10 @@ class _Numpy:
         return np.empty(shape, dtype=_numpy_dtype(dtype))
 
     @staticmethod
+    def zeros(like, shape, dtype):
+        return np.zeros(shape, dtype=_numpy_dtype(dtype))
+
+    @staticmethod
     def stream(x):
         return 0
 
@@ -103,6 +107,9 @@ class _Torch:
     def empty(self, like, shape, dtype):
         return self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.device)
 
+    def zeros(self, like, shape, dtype):
+        return self.torch.zeros(shape, dtype=self.dtypes[dtype], device=like.device)
+
     def stream(self, x):
         return self._raw_stream(x.device.index) if x.is_cuda else 0
 
@@ -140,6 +147,10 @@ class _Cupy:
     def empty(self, like, shape, dtype):
         with like.device:
             return self.cupy.empty(shape, dtype=dtype)
+
+    def zeros(self, like, shape, dtype):
+        with like.device:
+            return self.cupy.zeros(shape, dtype=dtype)
 
     def stream(self, x):
         with x.device:
@@ -214,9 +225,11 @@ class Anchor:
     def empty(self, shape, dtype):
         return self.fw.empty(self.array, shape, dtype)
 
-    def alloc(self, specs):
-        """New arrays for (shape, dtype) pairs (lowp/_shapes.py)."""
-        return tuple(self.fw.empty(self.array, shape, dtype) for shape, dtype in specs)
+    def alloc(self, specs, zeroed=()):
+        """New arrays for (shape, dtype) pairs (lowp/_shapes.py); those at the indexes in
+        `zeroed` filled with 0 (buffers a call may write only in part)."""
+        return tuple((self.fw.zeros if i in zeroed else self.fw.empty)(self.array, shape, dtype)
+                     for i, (shape, dtype) in enumerate(specs))
 
     def stream(self):
         return self.fw.stream(self.array)

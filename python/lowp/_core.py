@@ -15,6 +15,10 @@ DTYPE_NAMES = {_lowp.DTYPE_FLOAT32: "float32", _lowp.DTYPE_FLOAT16: "float16", _
 _RNG_DTYPES = ("int64", "uint64")
 _PER_TENSOR_FP8 = (_lowp.SCALING_DELAYED, _lowp.SCALING_CURRENT)
 _NVFP4 = (_lowp.SCALING_NVFP4_PER_TENSOR, _lowp.SCALING_NVFP4_PER_TOKEN)
+# Grouped calls return their workspace (lowp.grouped_layout_error reads it) and grouped NVFP4 its
+# scale arrays sized for every split; a call writes them only in part, so they start zeroed and
+# every output is a function of the inputs (as torch.compile assumes of an operator).
+_ZEROED_WORKSPACE = (5,)
 
 
 def _addr(a, produced=True):
@@ -237,7 +241,7 @@ def _grouped_fp8(X, layout, scale, amax, dtype, scaling, rowwise, columnwise):
     scale_p, amax_p, stride = _delayed_state(scale, amax, scaling, n)
     total = X.rows * X.cols
     ws = _lowp.grouped_workspace_size(n)
-    outs = X.alloc(_shapes.grouped_quantize(total, n, rowwise, columnwise, not scale_p, ws))
+    outs = X.alloc(_shapes.grouped_quantize(total, n, rowwise, columnwise, not scale_p, ws), _ZEROED_WORKSPACE)
     data, data_t, scale_o, scale_inv, amax_o, workspace = outs
     x_desc = (X.address, X.dtype, n, total, fd, ld, off)
     q = (dtype, scaling, n, _addr(data, rowwise), _addr(data_t, columnwise), scale_p or address(scale_o),
@@ -274,7 +278,7 @@ def grouped_amax(x, first_dims, last_dims, offsets):
     X = Input(x)
     (fd, ld, off), n = _layout((first_dims, last_dims, offsets), ("first_dims", "last_dims", "offsets"))
     ws = _lowp.grouped_workspace_size(n)
-    amax_o, workspace = X.alloc([((n,), "float32"), ((ws,), "uint8")])
+    amax_o, workspace = X.alloc([((n,), "float32"), ((ws,), "uint8")], (1,))
     x_desc = (X.address, X.dtype, n, X.rows * X.cols, fd, ld, off)
     _call(X, _lowp.grouped_amax, x_desc, address(amax_o), 1, address(workspace), ws)
     return amax_o, workspace
@@ -290,7 +294,7 @@ def grouped_dequantize(data, scale_inv, first_dims, last_dims, offsets, dtype, s
     data_p = address_of(data, "data", "uint8")
     si = address_of(scale_inv, "scale_inv", "float32", numel=n)
     ws = _lowp.grouped_workspace_size(n)
-    out, workspace = D.alloc([((total,), DTYPE_NAMES[out_dtype]), ((ws,), "uint8")])
+    out, workspace = D.alloc([((total,), DTYPE_NAMES[out_dtype]), ((ws,), "uint8")], (1,))
     col = which == _lowp.COLUMNWISE
     q = (dtype, scaling, n, 0 if col else data_p, data_p if col else 0, 0, si, 0, 0)
     out_desc = (address(out), out_dtype, n, total, fd, ld, off)
@@ -314,7 +318,7 @@ def nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_st
     col_given = _given_amax(columnwise_amax, "columnwise_amax", n * X.cols) if columnwise_amax is not None else 0
     ws = _lowp.grouped_workspace_size(n)
     outs = X.alloc(_shapes.nvfp4_grouped_quantize(X.rows, X.cols, n, rowwise, columnwise, bool(row_given),
-                                                  bool(col_given), ws))
+                                                  bool(col_given), ws), (1, 4, 6))
     data, scales, amax, data_t, scales_t, amax_t, workspace = outs
     q = (_lowp.DTYPE_E2M1, _lowp.SCALING_NVFP4_PER_TOKEN, scale_layout, X.rows, X.cols,
          _addr(data, rowwise), _addr(scales, rowwise), row_given or _addr(amax, rowwise),
@@ -332,7 +336,7 @@ def nvfp4_grouped_amax(x, member_rows, rows, cols, rht, rht_sign_mask, group_row
     X = Input(x)
     (rows_p,), n = _layout((member_rows,), ("member_rows",))
     ws = _lowp.grouped_workspace_size(n)
-    r, c, workspace = X.alloc(_shapes.nvfp4_grouped_amax(X.rows, X.cols, n, rows, cols, ws))
+    r, c, workspace = X.alloc(_shapes.nvfp4_grouped_amax(X.rows, X.cols, n, rows, cols, ws), (2,))
     cfg = _lowp.QuantConfig(rht=rht, rht_sign_mask=rht_sign_mask, group_row_multiple=group_row_multiple)
     _call(X, _lowp.nvfp4_grouped_amax, X.address, X.dtype, X.rows, X.cols, n, rows_p, _addr(r, rows),
           _addr(c, cols), cfg, address(workspace), ws)
