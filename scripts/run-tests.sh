@@ -6,3 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh -DLOWP_WERROR=ON
 ctest --test-dir build -L cpu --output-on-failure --no-tests=error -j"$(nproc)"
+bash scripts/test-python.sh

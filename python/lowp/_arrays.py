@@ -18,7 +18,7 @@ from . import _lowp
 
 # lowp's element types by the name every framework adapter understands.
 INPUT_DTYPES = {"float32": _lowp.DTYPE_FLOAT32, "float16": _lowp.DTYPE_FLOAT16, "bfloat16": _lowp.DTYPE_BFLOAT16}
-_NULL_CONTEXT = contextlib.nullcontext()
+NULL_CONTEXT = contextlib.nullcontext()
 
 
 class _Numpy:
@@ -58,7 +58,7 @@ class _Numpy:
 
     @staticmethod
     def device(x):
-        return _NULL_CONTEXT
+        return NULL_CONTEXT
 
 
 def _numpy_dtype(name):
@@ -115,7 +115,7 @@ class _Torch:
 
     def device(self, x):
         if not x.is_cuda or x.device.index == self.torch.cuda.current_device():
-            return _NULL_CONTEXT
+            return NULL_CONTEXT
         return self.torch.cuda.device(x.device.index)
 
 
@@ -219,8 +219,11 @@ class Anchor:
     __slots__ = ("array", "fw")
 
     def __init__(self, x, name):
-        self.array = coerce(x, name)
-        self.fw = framework(self.array)
+        fw = _BY_TYPE.get(type(x)) or framework(x)
+        if fw is None:
+            x = coerce(x, name)
+            fw = framework(x)
+        self.array, self.fw = x, fw
 
     def empty(self, shape, dtype):
         return self.fw.empty(self.array, shape, dtype)

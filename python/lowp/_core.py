@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from . import _lowp, _shapes
+from . import _arrays, _lowp, _shapes
 from ._arrays import Anchor, Input, address, address_of
 
 DTYPE_NAMES = {_lowp.DTYPE_FLOAT32: "float32", _lowp.DTYPE_FLOAT16: "float16", _lowp.DTYPE_BFLOAT16: "bfloat16"}
@@ -72,7 +72,10 @@ def _layout(arrays, names):
 
 
 def _call(anchor, fn, *args):
-    with anchor.device():
+    device = anchor.device()
+    if device is _arrays.NULL_CONTEXT:
+        return fn(*args, anchor.stream())
+    with device:
         return fn(*args, anchor.stream())
 
 
