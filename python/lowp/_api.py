@@ -5,11 +5,10 @@ lowp/_core.py. Nothing here calls the extension, so dynamo traces it.
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Optional
 
 from . import _core, _lowp
-from ._arrays import coerce
+from ._arrays import coerce, is_torch
 from ._types import (Array, GroupedQuantizedTensor, Nvfp4GroupedTensor, QuantizedPart, QuantizedSizes,
                      QuantizedTensor)
 
@@ -55,14 +54,9 @@ def _dtype_choice(arg, value, table):
     return _choice(arg, value, table)
 
 
-def _is_torch(x):
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(x, torch.Tensor)
-
-
 def _run(name, first, *args):
     """Runs op `name` as a torch operator on tensors, else directly."""
-    if _is_torch(first):
+    if is_torch(first):
         op = TORCH_OPS.get(name)
         if op is None:
             from . import torch as _register  # noqa: F401  (fills TORCH_OPS)
@@ -72,14 +66,15 @@ def _run(name, first, *args):
     return getattr(_core, name)(first, *args)
 
 
-def _input(x):
-    return x if _is_torch(x) else coerce(x, "x")
+def _input(x, name="x"):
+    """Torch tensors as they are (for the operators), other arrays coerced to a known framework."""
+    return x if is_torch(x) else coerce(x, name)
 
 
 def _layout(x, arrays, names):
     """A group's layout arrays: tensors as they are for torch, else coerced (and kept alive by
     the caller)."""
-    return arrays if _is_torch(x) else [coerce(a, n) for a, n in zip(arrays, names)]
+    return arrays if is_torch(x) else [coerce(a, n) for a, n in zip(arrays, names)]
 
 
 def _none_or_fp8(recipe, **knobs):
@@ -255,17 +250,15 @@ def fp8_delayed_scaling_update(amax_history: Array, scale: Array, scale_inv: Arr
     where that amax is finite and positive."""
     code = _choice("dtype", dtype, FP8_DTYPES)
     algo_code = _choice("algo", algo, AMAX_ALGOS)
-    if _is_torch(amax_history):
-        return _run("fp8_delayed_scaling_update", amax_history, scale, scale_inv, code, int(margin), algo_code)
-    _core.fp8_delayed_scaling_update(coerce(amax_history, "amax_history"), scale, scale_inv, code, int(margin),
-                                     algo_code)
+    _run("fp8_delayed_scaling_update", _input(amax_history, "amax_history"), scale, scale_inv, code, int(margin),
+         algo_code)
 
 
 def nvfp4_swizzle_scales(compact: Array, rows: int, blocks: int) -> Array:
     """Compact NVFP4 block scales ([roundup(rows,128)][roundup(blocks,4)] uint8) -> the swizzled
     GEMM-operand layout, same byte count (lowp_nvfp4_swizzle_scales): the bytes lowp.quantize
     gives with scale_layout="swizzled"."""
-    return _run("nvfp4_swizzle_scales", _input(compact), int(rows), int(blocks))
+    return _run("nvfp4_swizzle_scales", _input(compact, "compact"), int(rows), int(blocks))
 
 
 def rng_state(seed: int, offset: int = 0, like: Optional[Array] = None) -> Array:
@@ -273,7 +266,7 @@ def rng_state(seed: int, offset: int = 0, like: Optional[Array] = None) -> Array
     framework and device (NumPy uint64 when like is None)."""
     if not (0 <= seed < 2**64 and 0 <= offset < 2**64):
         raise ValueError("seed, offset: must be in [0, 2^64)")
-    if _is_torch(like):
+    if is_torch(like):
         import torch
 
         as_signed = [v - 2**64 if v >= 2**63 else v for v in (seed, offset)]
@@ -292,9 +285,7 @@ def rng_state(seed: int, offset: int = 0, like: Optional[Array] = None) -> Array
 def rng_advance(rng_state: Array, increment: int = 1) -> None:
     """Adds increment to the offset of an SR state in place (lowp_rng_advance); on CUDA one tiny
     kernel on the current stream, so a captured graph advances it on every replay."""
-    if _is_torch(rng_state):
-        return _run("rng_advance", rng_state, int(increment))
-    _core.rng_advance(coerce(rng_state, "rng_state"), int(increment))
+    _run("rng_advance", _input(rng_state, "rng_state"), int(increment))
 
 
 def _group_recipe(recipe, dtype):

@@ -169,7 +169,7 @@ def framework(x):
     fw = _BY_TYPE.get(type(x))
     if fw is None:
         module = type(x).__module__.split(".")[0]
-        if module == "torch" and _is_torch_tensor(x):
+        if module == "torch" and is_torch(x):
             fw = _Torch(sys.modules["torch"])
         elif module == "cupy":
             fw = _Cupy(sys.modules["cupy"])
@@ -179,13 +179,9 @@ def framework(x):
     return fw
 
 
-def _is_torch_tensor(x):
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(x, torch.Tensor)
-
-
 def is_torch(x):
-    return _is_torch_tensor(x)
+    torch = sys.modules.get("torch")  # never imported here: lowp runs without torch
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def coerce(x, name):
@@ -219,14 +215,11 @@ class Anchor:
     __slots__ = ("array", "fw")
 
     def __init__(self, x, name):
-        fw = _BY_TYPE.get(type(x)) or framework(x)
+        fw = framework(x)
         if fw is None:
             x = coerce(x, name)
             fw = framework(x)
         self.array, self.fw = x, fw
-
-    def empty(self, shape, dtype):
-        return self.fw.empty(self.array, shape, dtype)
 
     def alloc(self, specs, zeroed=()):
         """New arrays for (shape, dtype) pairs (lowp/_shapes.py); those at the indexes in
@@ -284,10 +277,10 @@ def address_of(x, name, dtype, *, numel=None, min_numel=None, writable=False):
     fw = framework(x)
     if fw is None:
         raise TypeError(f"{name}: expected a NumPy, PyTorch or CuPy array, got {type(x).__name__}")
+    allowed = dtype if isinstance(dtype, tuple) else (dtype,)
     got = fw.dtype_name(x)
-    if got not in dtype if isinstance(dtype, tuple) else got != dtype:
-        want = " or ".join(dtype) if isinstance(dtype, tuple) else dtype
-        raise ValueError(f"{name}: dtype is {got}; expected {want}")
+    if got not in allowed:
+        raise ValueError(f"{name}: dtype is {got}; expected {' or '.join(allowed)}")
     size = math.prod(x.shape)
     if numel is not None and size != numel:
         raise ValueError(f"{name}: holds {size} elements; expected {numel}")
@@ -295,6 +288,8 @@ def address_of(x, name, dtype, *, numel=None, min_numel=None, writable=False):
         raise ValueError(f"{name}: holds {size} elements; expected at least {min_numel}")
     if not fw.is_contiguous(x):
         raise ValueError(f"{name}: must be contiguous" + (" (it is written in place)" if writable else ""))
+    if writable and not getattr(getattr(x, "flags", None), "writeable", True):
+        raise ValueError(f"{name}: is read-only; it is written in place")
     return fw.address(x)
 
 
