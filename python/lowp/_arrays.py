@@ -22,8 +22,6 @@ NULL_CONTEXT = contextlib.nullcontext()
 
 
 class _Numpy:
-    name = "numpy"
-
     @staticmethod
     def dtype_name(x):
         return x.dtype.name  # ml_dtypes.bfloat16 arrays say "bfloat16"
@@ -41,16 +39,8 @@ class _Numpy:
         return x.flags.c_contiguous
 
     @staticmethod
-    def is_cuda(x):
-        return False
-
-    @staticmethod
-    def empty(like, shape, dtype):
-        return np.empty(shape, dtype=_numpy_dtype(dtype))
-
-    @staticmethod
-    def zeros(like, shape, dtype):
-        return np.zeros(shape, dtype=_numpy_dtype(dtype))
+    def new(like, shape, dtype, zeroed):
+        return (np.zeros if zeroed else np.empty)(shape, dtype=_numpy_dtype(dtype))
 
     @staticmethod
     def stream(x):
@@ -72,8 +62,6 @@ def _numpy_dtype(name):
 
 
 class _Torch:
-    name = "torch"
-
     def __init__(self, torch):
         self.torch = torch
         self.dtypes = {
@@ -100,15 +88,8 @@ class _Torch:
     def is_contiguous(x):
         return x.is_contiguous()
 
-    @staticmethod
-    def is_cuda(x):
-        return x.is_cuda
-
-    def empty(self, like, shape, dtype):
-        return self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.device)
-
-    def zeros(self, like, shape, dtype):
-        return self.torch.zeros(shape, dtype=self.dtypes[dtype], device=like.device)
+    def new(self, like, shape, dtype, zeroed):
+        return (self.torch.zeros if zeroed else self.torch.empty)(shape, dtype=self.dtypes[dtype], device=like.device)
 
     def stream(self, x):
         return self._raw_stream(x.device.index) if x.is_cuda else 0
@@ -119,15 +100,11 @@ class _Torch:
         return self.torch.cuda.device(x.device.index)
 
 
-class _Cupy:
-    name = "cupy"
+class _Cupy(_Numpy):
+    """CuPy arrays: NumPy's dtypes and flags, in device memory."""
 
     def __init__(self, cupy):
         self.cupy = cupy
-
-    @staticmethod
-    def dtype_name(x):
-        return x.dtype.name
 
     @staticmethod
     def address(x):
@@ -136,21 +113,9 @@ class _Cupy:
     def contiguous(self, x):
         return self.cupy.ascontiguousarray(x)
 
-    @staticmethod
-    def is_contiguous(x):
-        return x.flags.c_contiguous
-
-    @staticmethod
-    def is_cuda(x):
-        return True
-
-    def empty(self, like, shape, dtype):
+    def new(self, like, shape, dtype, zeroed):
         with like.device:
-            return self.cupy.empty(shape, dtype=dtype)
-
-    def zeros(self, like, shape, dtype):
-        with like.device:
-            return self.cupy.zeros(shape, dtype=dtype)
+            return (self.cupy.zeros if zeroed else self.cupy.empty)(shape, dtype=dtype)
 
     def stream(self, x):
         with x.device:
@@ -224,8 +189,7 @@ class Anchor:
     def alloc(self, specs, zeroed=()):
         """New arrays for (shape, dtype) pairs (lowp/_shapes.py); those at the indexes in
         `zeroed` filled with 0 (buffers a call may write only in part)."""
-        return tuple((self.fw.zeros if i in zeroed else self.fw.empty)(self.array, shape, dtype)
-                     for i, (shape, dtype) in enumerate(specs))
+        return tuple(self.fw.new(self.array, shape, dtype, i in zeroed) for i, (shape, dtype) in enumerate(specs))
 
     def stream(self):
         return self.fw.stream(self.array)

@@ -79,15 +79,21 @@ def _call(anchor, fn, *args):
         return fn(*args, anchor.stream())
 
 
-def fp8_quantize(x, scale, amax, dtype, scaling, rowwise, columnwise, amax_epsilon, power_of_two_scale):
-    """FP8 per-tensor (delayed or current): (codes, transposed codes, scale, scale_inv, amax)."""
-    X = Input(x)
+def _fp8_per_tensor(X, scale, amax, dtype, scaling, rowwise, columnwise, amax_epsilon, power_of_two_scale):
+    """Outputs, C descriptor and config of an FP8 per-tensor (delayed or current) cast of X."""
     scale_p, amax_p, _ = _delayed_state(scale, amax, scaling)
     outs = X.alloc(_shapes.fp8_quantize(X.rows, X.cols, rowwise, columnwise, not scale_p))
     data, data_t, scale_o, scale_inv, amax_o = outs
     q = (dtype, scaling, _lowp.SCALE_LAYOUT_COMPACT, X.rows, X.cols, _addr(data, rowwise), 0, 0,
          _addr(data_t, columnwise), 0, 0, scale_p or address(scale_o), address(scale_inv), amax_p or address(amax_o))
-    cfg = _lowp.QuantConfig(amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale)
+    return outs, q, _lowp.QuantConfig(amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale)
+
+
+def fp8_quantize(x, scale, amax, dtype, scaling, rowwise, columnwise, amax_epsilon, power_of_two_scale):
+    """FP8 per-tensor (delayed or current): (codes, transposed codes, scale, scale_inv, amax)."""
+    X = Input(x)
+    outs, q, cfg = _fp8_per_tensor(X, scale, amax, dtype, scaling, rowwise, columnwise, amax_epsilon,
+                                   power_of_two_scale)
     _call(X, _lowp.quantize, X.address, X.dtype, X.rows, X.cols, q, cfg)
     return outs
 
@@ -97,12 +103,8 @@ def fp8_quantize_dact(grad, act_input, activation, scale, amax, dtype, scaling, 
     """Backward cast fused with an activation gradient; outputs as fp8_quantize."""
     G = Input(grad, "grad")
     act, act_p = G.like(act_input, "act_input")
-    scale_p, amax_p, _ = _delayed_state(scale, amax, scaling)
-    outs = G.alloc(_shapes.fp8_quantize(G.rows, G.cols, rowwise, columnwise, not scale_p))
-    data, data_t, scale_o, scale_inv, amax_o = outs
-    q = (dtype, scaling, _lowp.SCALE_LAYOUT_COMPACT, G.rows, G.cols, _addr(data, rowwise), 0, 0,
-         _addr(data_t, columnwise), 0, 0, scale_p or address(scale_o), address(scale_inv), amax_p or address(amax_o))
-    cfg = _lowp.QuantConfig(amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale)
+    outs, q, cfg = _fp8_per_tensor(G, scale, amax, dtype, scaling, rowwise, columnwise, amax_epsilon,
+                                   power_of_two_scale)
     _call(G, _lowp.quantize_dact, G.address, G.dtype, G.rows, G.cols, act_p, activation, q, cfg)
     return outs
 

@@ -144,14 +144,20 @@ def test_cuda_graph_replay_equals_eager_and_advances_sr_state():
 
 
 @cuda
-def test_current_stream_is_used():
+def test_runs_on_the_current_stream():
+    """The input is written on a side stream after a long sleep; a call that launched anywhere but
+    that stream would read it before it is written."""
     x = to_torch("cuda")(make_input(256, 512, "bfloat16"))
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        q = lowp.quantize(x, "nvfp4_per_token", columnwise=True)
+        late = torch.zeros_like(x)
+        torch.cuda._sleep(100_000_000)
+        late.copy_(x)
+        q = lowp.quantize(late, "nvfp4_per_token", columnwise=True)
     stream.synchronize()
     want = lowp.quantize(x.cpu(), "nvfp4_per_token", columnwise=True)
-    assert_bytes_equal(q.rowwise.data, want.rowwise.data, "codes")
+    for name in ("data", "scale_inv", "amax"):
+        assert_bytes_equal(getattr(q.rowwise, name), getattr(want.rowwise, name), name)
 
 
 def test_rng_state_helper():
