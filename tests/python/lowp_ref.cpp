@@ -93,6 +93,10 @@ lowp_quant_config config() {
   return c;
 }
 
+// The one place each quantized-tensor struct is initialised (zeroed: every member its default).
+lowp_quantized_tensor blank_quantized() { return lowp_quantized_tensor{}; }
+lowp_grouped_quantized_tensor blank_grouped() { return lowp_grouped_quantized_tensor{}; }
+
 lowp_tensor dense(Buffer& x, const char* dtype_key, int64_t rows, int64_t cols) {
   lowp_tensor t{};
   t.data = x.data();
@@ -105,7 +109,7 @@ lowp_tensor dense(Buffer& x, const char* dtype_key, int64_t rows, int64_t cols) 
 // The buffers of a quantized tensor, allocated from `sizes` (given amaxes read from files).
 struct Quantized {
   Buffer data[2], sinv[2], amax[2], scale, scale_inv, tensor_amax;
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = blank_quantized();
 
   Quantized(const lowp_quantized_sizes& s, int64_t rows, int64_t cols) {
     q.dtype = static_cast<lowp_dtype>(geti("qdtype", LOWP_DTYPE_E4M3));
@@ -183,7 +187,7 @@ int run_dequantize() {
   const int64_t rows = geti("rows", 1), cols = geti("cols", 1);
   const bool columnwise = geti("which", 0) == LOWP_COLUMNWISE;
   Buffer data = file("data"), sinv = file("scale_inv"), amax = file("amax"), tensor_sinv = file("tensor_scale_inv");
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = blank_quantized();
   q.dtype = static_cast<lowp_dtype>(geti("qdtype", LOWP_DTYPE_E4M3));
   q.scaling = static_cast<lowp_scaling>(geti("scaling", LOWP_SCALING_CURRENT));
   q.scale_layout = static_cast<lowp_scale_layout>(geti("layout", 0));
@@ -271,7 +275,7 @@ int run_grouped(const std::string& op) {
   Buffer data(row ? g.total : 0), data_t(col ? g.total : 0);
   Buffer scale = has("scale") ? file("scale") : Buffer(4 * g.n), scale_inv(4 * g.n);
   Buffer amax = has("amax") ? file("amax") : Buffer(4 * g.n);
-  lowp_grouped_quantized_tensor q{};
+  lowp_grouped_quantized_tensor q = blank_grouped();
   q.dtype = static_cast<lowp_dtype>(geti("qdtype", LOWP_DTYPE_E4M3));
   q.scaling = static_cast<lowp_scaling>(geti("scaling", LOWP_SCALING_CURRENT));
   q.num_tensors = g.n;
@@ -300,7 +304,7 @@ int run_grouped_dequantize() {
   Group g;
   Buffer data = file("data"), sinv = file("scale_inv"), ws = g.workspace();
   const bool columnwise = geti("which", 0) == LOWP_COLUMNWISE;
-  lowp_grouped_quantized_tensor q{};
+  lowp_grouped_quantized_tensor q = blank_grouped();
   q.dtype = static_cast<lowp_dtype>(geti("qdtype", LOWP_DTYPE_E4M3));
   q.scaling = static_cast<lowp_scaling>(geti("scaling", LOWP_SCALING_CURRENT));
   q.num_tensors = g.n;
