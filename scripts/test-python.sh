@@ -29,7 +29,7 @@ export LOWP_REF="$root/$ref_build/tests/python/lowp_ref"
 cd build-python
 set +e
 "$venv/bin/python" -m pytest -q -p no:cacheprovider --ignore="$root/tests/python/test_ml_dtypes_oracle.py" \
-  "$root/tests/python" "$@"
+  -rs "$root/tests/python" "$@"
 rc=$?
 set -e
 if ((rc == 5)); then
