@@ -1,7 +1,7 @@
 """The public functions: names and choices as strings, results as typed records. PyTorch tensors
 go through the registered ``torch.ops.lowp`` operators (lowp/torch.py), so these functions also
 run under ``torch.compile`` and CUDA-graph capture; every other array goes straight to
-lowp/_core.py. Nothing here calls the extension, so dynamo traces it.
+lowp/_core.py. The array ops call nothing of the extension here, so dynamo traces them.
 """
 from __future__ import annotations
 
