@@ -14,3 +14,4 @@ bash scripts/install-deps.sh
 bash scripts/build.sh tests
 build="$(bash scripts/build.sh --folder tests)"
 ctest --test-dir "$build" -L cpu --output-on-failure --no-tests=error -j"$(nproc)"
+bash scripts/test-python.sh

@@ -1,0 +1,435 @@
+"""The public functions: names and choices as strings, results as typed records. PyTorch tensors
+go through the registered ``torch.ops.lowp`` operators (lowp/torch.py), so these functions also
+run under ``torch.compile`` and CUDA-graph capture; every other array goes straight to
+lowp/_core.py. The array ops call nothing of the extension here, so dynamo traces them.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from . import _core, _lowp
+from ._arrays import coerce, is_torch
+from ._types import (Array, GroupedQuantizedTensor, Nvfp4GroupedTensor, QuantizedPart, QuantizedSizes,
+                     QuantizedTensor)
+
+RECIPES = {
+    "fp8_delayed": _lowp.SCALING_DELAYED,
+    "fp8_current": _lowp.SCALING_CURRENT,
+    "fp8_per_token": _lowp.SCALING_PER_TOKEN,
+    "nvfp4_per_tensor": _lowp.SCALING_NVFP4_PER_TENSOR,
+    "nvfp4_per_token": _lowp.SCALING_NVFP4_PER_TOKEN,
+}
+FP8_DTYPES = {"e4m3": _lowp.DTYPE_E4M3, "e5m2": _lowp.DTYPE_E5M2}
+QUANTIZED_DTYPES = {**FP8_DTYPES, "e2m1": _lowp.DTYPE_E2M1}
+OUTPUT_DTYPES = {"float32": _lowp.DTYPE_FLOAT32, "float16": _lowp.DTYPE_FLOAT16, "bfloat16": _lowp.DTYPE_BFLOAT16}
+ROLES = {"input": _lowp.ROLE_INPUT, "weight": _lowp.ROLE_WEIGHT, "gradient": _lowp.ROLE_GRADIENT}
+SCALE_LAYOUTS = {"compact": _lowp.SCALE_LAYOUT_COMPACT, "swizzled": _lowp.SCALE_LAYOUT_SWIZZLED}
+ORIENTATIONS = {"rowwise": _lowp.ROWWISE, "columnwise": _lowp.COLUMNWISE}
+ACTIVATIONS = {"gelu_tanh": _lowp.ACTIVATION_GELU_TANH, "silu": _lowp.ACTIVATION_SILU,
+               "relu": _lowp.ACTIVATION_RELU}
+AMAX_ALGOS = {"max": _lowp.AMAX_ALGO_MAX, "most_recent": _lowp.AMAX_ALGO_MOST_RECENT}
+_FP8_RECIPES = ("fp8_delayed", "fp8_current", "fp8_per_token")
+_GROUP_ARRAYS = ("first_dims", "last_dims", "offsets")
+
+# Filled by lowp/torch.py on import: op name -> torch.ops.lowp.<name>.default.
+TORCH_OPS: dict = {}
+
+
+def _choice(arg, value, table):
+    code = table.get(value)
+    if code is None:
+        raise ValueError(f"{arg}: {value!r} is not one of {', '.join(map(repr, table))}")
+    return code
+
+
+def _dtype_choice(arg, value, table):
+    """A dtype given as a name or a framework's dtype object (np.float32, torch.bfloat16)."""
+    if not isinstance(value, str):
+        try:
+            import numpy as np
+
+            value = np.dtype(value).name  # np.float32, np.dtype, ml_dtypes.bfloat16
+        except TypeError:
+            value = str(value).rsplit(".", 1)[-1]  # torch.bfloat16
+    return _choice(arg, value, table)
+
+
+def _run(name, first, *args):
+    """Runs op `name` as a torch operator on tensors, else directly."""
+    if is_torch(first):
+        op = TORCH_OPS.get(name)
+        if op is None:
+            from . import torch as _register  # noqa: F401  (fills TORCH_OPS)
+
+            op = TORCH_OPS[name]
+        return op(first, *args)
+    return getattr(_core, name)(first, *args)
+
+
+def _input(x, name="x"):
+    """Torch tensors as they are (for the operators), other arrays coerced to a known framework."""
+    return x if is_torch(x) else coerce(x, name)
+
+
+def _layout(x, arrays, names):
+    """A group's layout arrays: tensors as they are for torch, else coerced (and kept alive by
+    the caller)."""
+    return arrays if is_torch(x) else [coerce(a, n) for a, n in zip(arrays, names)]
+
+
+def _none_or_fp8(recipe, **knobs):
+    for name, value in knobs.items():
+        if value is not None:
+            raise ValueError(f"{name}: an NVFP4 knob; recipe {recipe!r} does not take it")
+
+
+def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = None, rowwise: bool = True,
+             columnwise: bool = False, scale: Optional[Array] = None, amax: Optional[Array] = None,
+             amax_epsilon: float = 0.0, power_of_two_scale: bool = False, role: Optional[str] = None,
+             scale_layout: str = "compact", rht: Optional[bool] = None, rht_sign_mask: Optional[int] = None,
+             stochastic_rounding: Optional[bool] = None, rng_state: Optional[Array] = None,
+             block_2d: Optional[bool] = None, amax_estimation: Optional[bool] = None,
+             amax_estimation_factor: Optional[float] = None, rowwise_amax: Optional[Array] = None,
+             columnwise_amax: Optional[Array] = None) -> QuantizedTensor:
+    """Quantizes x (float32, float16 or bfloat16; rows = all but the last dimension) to FP8 or
+    NVFP4 (lowp_quantize): the rowwise copy and/or the columnwise copy (x transposed) in one pass.
+
+    NumPy (bfloat16: ``ml_dtypes.bfloat16``) and PyTorch CPU arrays run lowp's CPU backend;
+    PyTorch and CuPy CUDA arrays its CUDA backend on their device and current stream (no host
+    sync, CUDA-graph capturable). Outputs are new arrays of x's framework on x's device.
+
+    recipe:
+      "fp8_current": amax pass, scale = fp8_max / amax, cast. Returns scale, scale_inv, amax.
+      "fp8_delayed": casts with the given ``scale`` (1 float32) and folds max|x| into ``amax``
+        (1 float32, or an amax history whose first element is h[0]) in place; then call
+        lowp.fp8_delayed_scaling_update.
+      "fp8_per_token": one scale per row (rowwise) / per column of x (columnwise copy).
+      "nvfp4_per_tensor": E2M1 codes in 16-element blocks with UE4M3 block scales and one
+        outer amax per copy. ``role`` ("input", "weight", "gradient") picks lowp's recipe
+        defaults (numerics §8: RHT on the input's and gradient's columnwise copy, 16x16 blocks
+        for weights, stochastic rounding for gradients); every knob below overrides them.
+      "nvfp4_per_token": as NVFP4 with one outer amax per row of each copy.
+    dtype: "e4m3" (default) or "e5m2" for FP8; NVFP4 is "e2m1".
+    amax_epsilon, power_of_two_scale: FP8 scale-from-amax options.
+    NVFP4 knobs (None: the role's default): scale_layout ("compact" or "swizzled", the GEMM
+      operand layout), rht, rht_sign_mask (16 bits), stochastic_rounding with rng_state (an
+      int64/uint64 array {seed, offset} on x's device; lowp.rng_advance moves it on), block_2d,
+      amax_estimation and amax_estimation_factor (per-tensor), rowwise_amax / columnwise_amax
+      (amaxes computed elsewhere, e.g. by lowp.nvfp4_amax_per_token or reduced across ranks:
+      read instead of computed).
+
+    Shapes: FP8 any rows x cols >= 1; NVFP4 cols % 16 == 0, rows % 16 == 0 for the columnwise
+    copy or 16x16 blocks. Errors raise ValueError (a rule broken; lowp's message names it),
+    NotImplementedError (a combination lowp does not build) or RuntimeError (CUDA); nothing is
+    written then.
+
+    >>> q = lowp.quantize(x, "nvfp4_per_tensor", role="input", columnwise=True)
+    >>> q.rowwise.data, q.rowwise.scale_inv, q.rowwise.amax, q.dequantize()
+    """
+    scaling = _choice("recipe", recipe, RECIPES)
+    x = _input(x)
+    shape = tuple(x.shape)
+    if recipe in _FP8_RECIPES:
+        _none_or_fp8(recipe, role=role, rht=rht, rht_sign_mask=rht_sign_mask,
+                     stochastic_rounding=stochastic_rounding, rng_state=rng_state, block_2d=block_2d,
+                     amax_estimation=amax_estimation, amax_estimation_factor=amax_estimation_factor,
+                     rowwise_amax=rowwise_amax, columnwise_amax=columnwise_amax)
+        if scale_layout != "compact":
+            raise ValueError(f"scale_layout: an NVFP4 knob; recipe {recipe!r} does not take it")
+        dtype = dtype or "e4m3"
+        code = _choice("dtype", dtype, FP8_DTYPES)
+        if recipe == "fp8_per_token":
+            if scale is not None or amax is not None:
+                raise ValueError("scale, amax: only fp8_delayed takes them")
+            r, rs, ra, c, cs, ca = _run("fp8_quantize_per_token", x, code, rowwise, columnwise,
+                                        float(amax_epsilon), bool(power_of_two_scale))
+            return QuantizedTensor(recipe, dtype, shape, QuantizedPart(r, rs, ra) if rowwise else None,
+                                   QuantizedPart(c, cs, ca) if columnwise else None)
+        data, data_t, scale_o, scale_inv, amax_o = _run(
+            "fp8_quantize", x, scale, amax, code, scaling, rowwise, columnwise, float(amax_epsilon),
+            bool(power_of_two_scale))
+        delayed = recipe == "fp8_delayed"
+        return QuantizedTensor(recipe, dtype, shape, QuantizedPart(data) if rowwise else None,
+                               QuantizedPart(data_t) if columnwise else None,
+                               scale if delayed else scale_o, scale_inv, amax if delayed else amax_o)
+    if scale is not None or amax is not None:
+        raise ValueError(f"scale, amax: FP8 delayed-scaling state; recipe {recipe!r} does not take it "
+                         "(NVFP4 amaxes given: rowwise_amax, columnwise_amax)")
+    if dtype not in (None, "e2m1"):
+        raise ValueError(f"dtype: NVFP4 codes are 'e2m1'; got {dtype!r}")
+    layout = _choice("scale_layout", scale_layout, SCALE_LAYOUTS)
+    role_code = None if role is None else _choice("role", role, ROLES)
+    per_token = recipe == "nvfp4_per_token"
+    r, rs, ra, c, cs, ca = _run(
+        "nvfp4_quantize", x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwise, columnwise, layout,
+        role_code, rht, rht_sign_mask, stochastic_rounding, block_2d, amax_estimation, amax_estimation_factor,
+        float(amax_epsilon), bool(power_of_two_scale))
+    options = {k: v for k, v in (("role", role), ("rht", rht), ("rht_sign_mask", rht_sign_mask),
+                                 ("stochastic_rounding", stochastic_rounding), ("block_2d", block_2d),
+                                 ("amax_estimation", amax_estimation),
+                                 ("amax_estimation_factor", amax_estimation_factor)) if v is not None}
+    return QuantizedTensor(recipe, "e2m1", shape,
+                           QuantizedPart(r, rs, ra if rowwise_amax is None else rowwise_amax) if rowwise else None,
+                           QuantizedPart(c, cs, ca if columnwise_amax is None else columnwise_amax)
+                           if columnwise else None, scale_layout=scale_layout, options=options)
+
+
+def quantize_dact(grad: Array, act_input: Array, activation: str = "gelu_tanh", recipe: str = "fp8_current", *,
+                  dtype: Optional[str] = None, rowwise: bool = True, columnwise: bool = False,
+                  scale: Optional[Array] = None, amax: Optional[Array] = None, amax_epsilon: float = 0.0,
+                  power_of_two_scale: bool = False) -> QuantizedTensor:
+    """Backward cast fused with an activation gradient (lowp_quantize_dact):
+    q = fp8(dact(act_input) * grad * scale), amax over dact(act_input) * grad.
+
+    activation: "gelu_tanh", "silu" or "relu". act_input: grad's dtype and shape. recipe:
+    "fp8_current" or "fp8_delayed" (scale, amax as in lowp.quantize); other recipes raise
+    NotImplementedError. Returns a QuantizedTensor as lowp.quantize does.
+    """
+    act = _choice("activation", activation, ACTIVATIONS)
+    scaling = _choice("recipe", recipe, RECIPES)
+    dtype = dtype or ("e4m3" if recipe in _FP8_RECIPES else "e2m1")
+    code = _choice("dtype", dtype, QUANTIZED_DTYPES)
+    grad = _input(grad)
+    data, data_t, scale_o, scale_inv, amax_o = _run(
+        "fp8_quantize_dact", grad, act_input, act, scale, amax, code, scaling, rowwise, columnwise,
+        float(amax_epsilon), bool(power_of_two_scale))
+    delayed = recipe == "fp8_delayed"
+    return QuantizedTensor(recipe, dtype, tuple(grad.shape), QuantizedPart(data) if rowwise else None,
+                           QuantizedPart(data_t) if columnwise else None, scale if delayed else scale_o,
+                           scale_inv, amax if delayed else amax_o)
+
+
+def dequantize(q: QuantizedTensor, which: str = "rowwise", dtype: Any = "float32") -> Array:
+    """One copy of q back in high precision (lowp_dequantize): rowwise -> x's shape, columnwise
+    -> cols x rows (x transposed; an NVFP4 copy made with RHT comes back in the RHT domain).
+
+    dtype: "float32", "float16" or "bfloat16" (or the framework's dtype object); round to
+    nearest even. The result is in q's framework, on its device.
+    """
+    orientation = _choice("which", which, ORIENTATIONS)
+    out_dtype = _dtype_choice("dtype", dtype, OUTPUT_DTYPES)
+    part = q.columnwise if orientation == _lowp.COLUMNWISE else q.rowwise
+    if part is None:
+        raise ValueError(f"which: q has no {which} copy")
+    scaling = _choice("q.recipe", q.recipe, RECIPES)
+    scale_inv = q.scale_inv if q.recipe in ("fp8_delayed", "fp8_current") else part.scale_inv
+    out = _run("dequantize", part.data, scale_inv, part.amax, _choice("q.dtype", q.dtype, QUANTIZED_DTYPES), scaling,
+               _choice("q.scale_layout", q.scale_layout, SCALE_LAYOUTS), q.rows, q.cols, orientation, out_dtype)
+    return out if orientation == _lowp.COLUMNWISE else out.reshape(q.shape)
+
+
+def amax(x: Array) -> Array:
+    """max|x| (NaN propagates) as a 1-element float32 array on x's device (lowp_amax)."""
+    x = _input(x)
+    return _run("amax", x)
+
+
+def amax_per_token(x: Array, *, rows: bool = True, cols: bool = True) -> tuple:
+    """(row_amax, col_amax) in one read of x (lowp_amax_per_token): max|x| of each row (rows
+    floats) and of each column (cols floats); one not asked for is None."""
+    x = _input(x)
+    r, c = _run("amax_per_token", x, rows, cols)
+    return (r if rows else None), (c if cols else None)
+
+
+def nvfp4_amax_per_token(x: Array, *, rows: bool = True, cols: bool = True, rht: bool = False,
+                         rht_sign_mask: Optional[int] = None) -> tuple:
+    """The NVFP4 per-token amax pass alone (lowp_nvfp4_amax_per_token): (row_amax, col_amax),
+    with rht the columns' amaxes of the RHT copy (rows % 16 == 0). Pass them to
+    lowp.quantize(..., rowwise_amax=, columnwise_amax=) to get the composite call's bytes."""
+    x = _input(x)
+    r, c = _run("nvfp4_amax_per_token", x, rows, cols, rht, rht_sign_mask)
+    return (r if rows else None), (c if cols else None)
+
+
+def fp8_delayed_scaling_update(amax_history: Array, scale: Array, scale_inv: Array, *, dtype: str = "e4m3",
+                               margin: int = 0, algo: str = "max") -> None:
+    """Delayed-scaling update of N tensors in one call, in place (lowp_fp8_delayed_scaling_update):
+    amax_history [N][L] (or [L] for one tensor) float32 is reduced (algo "max" or "most_recent")
+    and rolled (h[0] zeroed); scale and scale_inv (N float32 each) get fp8_max * 2^-margin / amax
+    where that amax is finite and positive."""
+    code = _choice("dtype", dtype, FP8_DTYPES)
+    algo_code = _choice("algo", algo, AMAX_ALGOS)
+    _run("fp8_delayed_scaling_update", _input(amax_history, "amax_history"), scale, scale_inv, code, int(margin),
+         algo_code)
+
+
+def nvfp4_swizzle_scales(compact: Array, rows: int, blocks: int) -> Array:
+    """Compact NVFP4 block scales ([roundup(rows,128)][roundup(blocks,4)] uint8) -> the swizzled
+    GEMM-operand layout, same byte count (lowp_nvfp4_swizzle_scales): the bytes lowp.quantize
+    gives with scale_layout="swizzled"."""
+    return _run("nvfp4_swizzle_scales", _input(compact, "compact"), int(rows), int(blocks))
+
+
+def rng_state(seed: int, offset: int = 0, like: Optional[Array] = None) -> Array:
+    """A stochastic-rounding state {seed, offset} (2 x 64 bits) as an int64 array of like's
+    framework and device (NumPy uint64 when like is None)."""
+    if not (0 <= seed < 2**64 and 0 <= offset < 2**64):
+        raise ValueError("seed, offset: must be in [0, 2^64)")
+    if is_torch(like):
+        import torch
+
+        as_signed = [v - 2**64 if v >= 2**63 else v for v in (seed, offset)]
+        return torch.tensor(as_signed, dtype=torch.int64, device=like.device)
+    import numpy as np
+
+    state = np.array([seed, offset], dtype=np.uint64)
+    if like is not None and type(like).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        with like.device:
+            return cupy.asarray(state)
+    return state
+
+
+def rng_advance(rng_state: Array, increment: int = 1) -> None:
+    """Adds increment to the offset of an SR state in place (lowp_rng_advance); on CUDA one tiny
+    kernel on the current stream, so a captured graph advances it on every replay."""
+    _run("rng_advance", _input(rng_state, "rng_state"), int(increment))
+
+
+def _group_recipe(recipe, dtype):
+    scaling = _choice("recipe", recipe, RECIPES)
+    if recipe not in ("fp8_delayed", "fp8_current"):
+        raise NotImplementedError(f"recipe: grouped FP8 takes 'fp8_delayed' or 'fp8_current'; got {recipe!r} "
+                                  "(grouped NVFP4: lowp.nvfp4_grouped_quantize)")
+    return scaling, _choice("dtype", dtype, FP8_DTYPES)
+
+
+def grouped_quantize(x: Array, first_dims: Array, last_dims: Array, offsets: Array, recipe: str = "fp8_current",
+                     *, dtype: str = "e4m3", rowwise: bool = True, columnwise: bool = False,
+                     scale: Optional[Array] = None, amax: Optional[Array] = None, amax_epsilon: float = 0.0,
+                     power_of_two_scale: bool = False) -> GroupedQuantizedTensor:
+    """Grouped FP8 (lowp_grouped_quantize): N members in one buffer x, member t a
+    first_dims[t] x last_dims[t] matrix at element offsets[t] (three int64 arrays of N, host or
+    x's device; device arrays: no host sync, graph-capturable, a bad layout writes nothing and
+    shows in .layout_error()). Every member gets the bytes lowp.quantize gives it alone.
+
+    recipe "fp8_current" or "fp8_delayed" (scale: N float32; amax: N float32 or an [N][L]
+    history whose column 0 takes the fold)."""
+    scaling, code = _group_recipe(recipe, dtype)
+    x = _input(x)
+    first_dims, last_dims, offsets = _layout(x, (first_dims, last_dims, offsets), _GROUP_ARRAYS)
+    data, data_t, scale_o, scale_inv, amax_o, ws = _run(
+        "grouped_quantize", x, first_dims, last_dims, offsets, scale, amax, code, scaling, rowwise, columnwise,
+        float(amax_epsilon), bool(power_of_two_scale))
+    delayed = recipe == "fp8_delayed"
+    return GroupedQuantizedTensor(recipe, dtype, first_dims, last_dims, offsets, data if rowwise else None,
+                                  data_t if columnwise else None, scale if delayed else scale_o, scale_inv,
+                                  amax if delayed else amax_o, ws)
+
+
+def grouped_quantize_dact(grad: Array, act_input: Array, first_dims: Array, last_dims: Array, offsets: Array,
+                          activation: str = "gelu_tanh", recipe: str = "fp8_current", *, dtype: str = "e4m3",
+                          rowwise: bool = True, columnwise: bool = False, scale: Optional[Array] = None,
+                          amax: Optional[Array] = None, amax_epsilon: float = 0.0,
+                          power_of_two_scale: bool = False) -> GroupedQuantizedTensor:
+    """Grouped backward cast with an activation gradient (lowp_grouped_quantize_dact): shapes
+    and offsets from the gradient's group, act_input read with grad's layout and dtype."""
+    act = _choice("activation", activation, ACTIVATIONS)
+    scaling, code = _group_recipe(recipe, dtype)
+    grad = _input(grad)
+    first_dims, last_dims, offsets = _layout(grad, (first_dims, last_dims, offsets), _GROUP_ARRAYS)
+    data, data_t, scale_o, scale_inv, amax_o, ws = _run(
+        "grouped_quantize_dact", grad, act_input, act, first_dims, last_dims, offsets, scale, amax, code, scaling,
+        rowwise, columnwise, float(amax_epsilon), bool(power_of_two_scale))
+    delayed = recipe == "fp8_delayed"
+    return GroupedQuantizedTensor(recipe, dtype, first_dims, last_dims, offsets, data if rowwise else None,
+                                  data_t if columnwise else None, scale if delayed else scale_o, scale_inv,
+                                  amax if delayed else amax_o, ws)
+
+
+def grouped_amax(x: Array, first_dims: Array, last_dims: Array, offsets: Array) -> Array:
+    """max|member t| for each member of a group (0 for empty members): N float32
+    (lowp_grouped_amax)."""
+    x = _input(x)
+    first_dims, last_dims, offsets = _layout(x, (first_dims, last_dims, offsets), _GROUP_ARRAYS)
+    amax_o, _ = _run("grouped_amax", x, first_dims, last_dims, offsets)
+    return amax_o
+
+
+def grouped_dequantize(q: GroupedQuantizedTensor, which: str = "rowwise", dtype: Any = "float32") -> Array:
+    """One copy of a grouped FP8 tensor back in high precision, in the group's layout (member t
+    at offsets[t]; columnwise members are last x first) (lowp_grouped_dequantize)."""
+    orientation = _choice("which", which, ORIENTATIONS)
+    out_dtype = _dtype_choice("dtype", dtype, OUTPUT_DTYPES)
+    data = q.columnwise_data if orientation == _lowp.COLUMNWISE else q.rowwise_data
+    if data is None:
+        raise ValueError(f"which: q has no {which} copy")
+    out, _ = _run("grouped_dequantize", data, q.scale_inv, q.first_dims, q.last_dims, q.offsets,
+                  _choice("q.dtype", q.dtype, FP8_DTYPES), _choice("q.recipe", q.recipe, RECIPES), orientation,
+                  out_dtype)
+    return out
+
+
+def grouped_layout_error(workspace: Array) -> int:
+    """After a grouped call with device-side layout arrays: 0 when the layout was valid, else the
+    index + 1 of the first member that broke a rule (lowp_grouped_layout_error; synchronises)."""
+    return _core.grouped_layout_error(workspace)
+
+
+def nvfp4_grouped_quantize(x: Array, member_rows: Array, *, rowwise: bool = True, columnwise: bool = False,
+                           scale_layout: str = "compact", rht: Optional[bool] = None,
+                           rht_sign_mask: Optional[int] = None, stochastic_rounding: Optional[bool] = None,
+                           rng_state: Optional[Array] = None, group_row_multiple: int = 0,
+                           rowwise_amax: Optional[Array] = None,
+                           columnwise_amax: Optional[Array] = None) -> Nvfp4GroupedTensor:
+    """Grouped NVFP4 per-token (lowp_nvfp4_grouped_quantize): N members split along the rows of
+    x (R x K), member t the next member_rows[t] rows (int64 array of N, host or x's device).
+    Every member's bytes equal lowp.quantize(member, "nvfp4_per_token") alone (SR blocks
+    numbered member after member). Knobs as lowp.quantize's per-token ones; group_row_multiple
+    (0, 16, 32, 64, 128) promises every member's rows are a multiple of it. rowwise_amax (R
+    floats) / columnwise_amax ([N][K]) given: read instead of computed. Layout of the result:
+    Nvfp4GroupedTensor."""
+    layout = _choice("scale_layout", scale_layout, SCALE_LAYOUTS)
+    x = _input(x)
+    (member_rows,) = _layout(x, (member_rows,), ("member_rows",))
+    r, rs, ra, c, cs, ca, ws = _run(
+        "nvfp4_grouped_quantize", x, member_rows, rowwise_amax, columnwise_amax, rng_state, rowwise, columnwise,
+        layout, rht, rht_sign_mask, stochastic_rounding, int(group_row_multiple))
+    options = {k: v for k, v in (("rht", rht), ("rht_sign_mask", rht_sign_mask),
+                                 ("stochastic_rounding", stochastic_rounding),
+                                 ("group_row_multiple", group_row_multiple)) if v}
+    return Nvfp4GroupedTensor(member_rows, tuple(x.shape),
+                              QuantizedPart(r, rs, ra if rowwise_amax is None else rowwise_amax) if rowwise else None,
+                              QuantizedPart(c, cs, ca if columnwise_amax is None else columnwise_amax)
+                              if columnwise else None, ws, scale_layout, options)
+
+
+def nvfp4_grouped_amax(x: Array, member_rows: Array, *, rows: bool = True, cols: bool = True, rht: bool = False,
+                       rht_sign_mask: Optional[int] = None, group_row_multiple: int = 0) -> tuple:
+    """The grouped NVFP4 per-token amax pass alone (lowp_nvfp4_grouped_amax): (row_amax [R],
+    col_amax [N][K]) laid out as lowp.nvfp4_grouped_quantize's; one not asked for is None."""
+    x = _input(x)
+    (member_rows,) = _layout(x, (member_rows,), ("member_rows",))
+    r, c, _ = _run("nvfp4_grouped_amax", x, member_rows, rows, cols, rht, rht_sign_mask, int(group_row_multiple))
+    return (r if rows else None), (c if cols else None)
+
+
+def quantized_sizes(dtype: str, recipe: str, rows: int, cols: int) -> QuantizedSizes:
+    """Bytes of every buffer of a quantized tensor (lowp_quantized_sizes_query)."""
+    return QuantizedSizes(*_lowp.quantized_sizes(_choice("dtype", dtype, QUANTIZED_DTYPES),
+                                                 _choice("recipe", recipe, RECIPES), int(rows), int(cols)))
+
+
+def nvfp4_grouped_sizes(num_tensors: int, total_rows: int, cols: int) -> QuantizedSizes:
+    """Buffer bytes of lowp.nvfp4_grouped_quantize that fit every split of total_rows into
+    num_tensors members (lowp_nvfp4_grouped_sizes)."""
+    return QuantizedSizes(*_lowp.nvfp4_grouped_sizes(int(num_tensors), int(total_rows), int(cols)))
+
+
+def grouped_workspace_size(num_tensors: int) -> int:
+    """Workspace bytes of a grouped call of N members (lowp_grouped_workspace_size); the
+    functions here allocate it themselves."""
+    return _lowp.grouped_workspace_size(int(num_tensors))
+
+
+def version() -> str:
+    """lowp's version, "major.minor.patch"."""
+    return _lowp.version()
+
+
+def cuda_available() -> bool:
+    """True when lowp was built with its CUDA backend and a CUDA device is visible."""
+    return _lowp.cuda_available()
+

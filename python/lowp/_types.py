@@ -1,0 +1,136 @@
+"""The results of quantize calls: small typed records of arrays (in the input's framework)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+Array = Any  # a NumPy, PyTorch or CuPy array
+
+
+@dataclass
+class QuantizedPart:
+    """One copy (orientation) of a quantized tensor.
+
+    data: codes, row-major in this orientation (rowwise: rows x cols; columnwise: x transposed,
+      cols x rows). FP8: one uint8 per element; NVFP4: two E2M1 codes per uint8 (element 2j in
+      bits 3:0), so the last dimension is halved.
+    scale_inv: FP8 per-token: float32 per orientation row (x ~ code * scale_inv). NVFP4: UE4M3
+      block scales (uint8), the padded [roundup(R,128)][roundup(B,4)] array in the tensor's
+      scale_layout. None for FP8 per-tensor (see QuantizedTensor.scale_inv).
+    amax: FP8 per-token: raw amax per orientation row. NVFP4 per-tensor: one float32; per-token:
+      one per orientation row. None for FP8 per-tensor.
+    """
+
+    data: Array
+    scale_inv: Optional[Array] = None
+    amax: Optional[Array] = None
+
+
+@dataclass
+class QuantizedTensor:
+    """x quantized by one recipe: its rowwise and/or columnwise copy and their scales.
+
+    recipe: "fp8_delayed", "fp8_current", "fp8_per_token", "nvfp4_per_tensor" or "nvfp4_per_token".
+    dtype: "e4m3", "e5m2" (FP8) or "e2m1" (NVFP4). shape: x's shape (rows = all but the last
+    dimension, cols = the last). scale, scale_inv, amax: FP8 per-tensor state (one float32 each;
+    under delayed scaling scale and amax are the caller's arrays). options: the NVFP4 role and
+    knobs as given (absent: lowp's default for the role).
+    """
+
+    recipe: str
+    dtype: str
+    shape: tuple
+    rowwise: Optional[QuantizedPart]
+    columnwise: Optional[QuantizedPart]
+    scale: Optional[Array] = None
+    scale_inv: Optional[Array] = None
+    amax: Optional[Array] = None
+    scale_layout: str = "compact"
+    options: dict = field(default_factory=dict)
+
+    @property
+    def rows(self) -> int:
+        n = 1
+        for d in self.shape[:-1]:
+            n *= d
+        return n
+
+    @property
+    def cols(self) -> int:
+        return self.shape[-1]
+
+    def dequantize(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
+        """lowp.dequantize(self, which, dtype): the copy back in high precision."""
+        from ._api import dequantize
+
+        return dequantize(self, which, dtype)
+
+
+@dataclass
+class GroupedQuantizedTensor:
+    """A group of N members quantized to FP8 per-tensor (delayed or current), each member with
+    the bytes lowp.quantize gives it alone.
+
+    rowwise_data / columnwise_data: uint8 codes of the whole buffer; member t (and its transpose,
+    last x first) at element offsets[t]. scale, scale_inv, amax: N float32 each (under delayed
+    scaling scale and amax are the caller's; amax may be an [N][L] history). workspace: lowp's
+    grouped workspace of the call (lowp.grouped_layout_error reads it).
+    """
+
+    recipe: str
+    dtype: str
+    first_dims: Array
+    last_dims: Array
+    offsets: Array
+    rowwise_data: Optional[Array]
+    columnwise_data: Optional[Array]
+    scale: Array
+    scale_inv: Array
+    amax: Array
+    workspace: Array
+
+    def dequantize(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
+        """lowp.grouped_dequantize(self, which, dtype)."""
+        from ._api import grouped_dequantize
+
+        return grouped_dequantize(self, which, dtype)
+
+    def layout_error(self) -> int:
+        """lowp.grouped_layout_error(self.workspace): 0, or index + 1 of the first bad member."""
+        from ._api import grouped_layout_error
+
+        return grouped_layout_error(self.workspace)
+
+
+@dataclass
+class Nvfp4GroupedTensor:
+    """N members split along the rows of x (R x K), quantized to NVFP4 per-token, in lowp.h's
+    layout of lowp_nvfp4_grouped_quantize: rowwise codes R x K/2 and amax [R]; columnwise codes
+    the members' transposes back to back, amax [N][K]; each part's scales the members' padded
+    arrays back to back (sized for any split). workspace: for lowp.grouped_layout_error.
+    """
+
+    member_rows: Array
+    shape: tuple
+    rowwise: Optional[QuantizedPart]
+    columnwise: Optional[QuantizedPart]
+    workspace: Array
+    scale_layout: str = "compact"
+    options: dict = field(default_factory=dict)
+
+    def layout_error(self) -> int:
+        """lowp.grouped_layout_error(self.workspace): 0, or index + 1 of the first bad member."""
+        from ._api import grouped_layout_error
+
+        return grouped_layout_error(self.workspace)
+
+
+@dataclass
+class QuantizedSizes:
+    """Bytes of each buffer of a quantized tensor: index 0 rowwise, 1 columnwise
+    (lowp_quantized_sizes)."""
+
+    data_bytes: tuple
+    scale_inv_bytes: tuple
+    amax_bytes: tuple
+    tensor_scale_bytes: int
