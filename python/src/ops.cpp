@@ -42,7 +42,7 @@ using QDesc = std::tuple<int, int, int, int64_t, int64_t, uintptr_t, uintptr_t, 
                          uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t>;
 
 lowp_quantized_tensor quantized(const QDesc& d) {
-  lowp_quantized_tensor q{};
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = static_cast<lowp_dtype>(std::get<0>(d));
   q.scaling = static_cast<lowp_scaling>(std::get<1>(d));
   q.scale_layout = static_cast<lowp_scale_layout>(std::get<2>(d));
@@ -75,7 +75,7 @@ lowp_grouped_tensor grouped(const GroupDesc& d) {
 using GroupQDesc = std::tuple<int, int, int64_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, int64_t>;
 
 lowp_grouped_quantized_tensor grouped_quantized(const GroupQDesc& d) {
-  lowp_grouped_quantized_tensor q{};
+  lowp_grouped_quantized_tensor q = LOWP_GROUPED_QUANTIZED_TENSOR_INIT;
   q.dtype = static_cast<lowp_dtype>(std::get<0>(d));
   q.scaling = static_cast<lowp_scaling>(std::get<1>(d));
   q.num_tensors = std::get<2>(d);

@@ -94,8 +94,8 @@ lowp_quant_config config() {
 }
 
 // The one place each quantized-tensor struct is initialised (zeroed: every member its default).
-lowp_quantized_tensor blank_quantized() { return lowp_quantized_tensor{}; }
-lowp_grouped_quantized_tensor blank_grouped() { return lowp_grouped_quantized_tensor{}; }
+lowp_quantized_tensor blank_quantized() { return LOWP_QUANTIZED_TENSOR_INIT; }
+lowp_grouped_quantized_tensor blank_grouped() { return LOWP_GROUPED_QUANTIZED_TENSOR_INIT; }
 
 lowp_tensor dense(Buffer& x, const char* dtype_key, int64_t rows, int64_t cols) {
   lowp_tensor t{};
