@@ -1,6 +1,7 @@
 // Build without the CUDA backend: every pointer is host memory, the CUDA entry points are
 // unreachable (validation routes everything to the CPU) but still defined.
 #include "common/backends.h"
+#include "common/gemm_args.h"
 #include "error.h"
 #include "memory.h"
 
@@ -33,4 +34,6 @@ lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs&, void*) { retu
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs&, void*) { return not_built(); }
 lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs&, void*) { return not_built(); }
 lowp_status rng_advance(uint64_t*, uint64_t, void*) { return not_built(); }
+lowp_status gemm_workspace_bytes(const GemmArgs&, size_t*) { return not_built(); }
+lowp_status gemm(const GemmArgs&, void*, size_t, void*) { return not_built(); }
 }  // namespace lowp::cuda
