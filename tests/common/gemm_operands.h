@@ -135,6 +135,32 @@ inline HostQuantized quantize_host(const std::vector<float>& x, int64_t rows, in
 
 enum class Bias { kNone, kBf16, kF32 };
 
+// What an operand's unquantized values look like.
+enum class Values {
+  kGaussian,       // N(0, scale^2)
+  kSmallIntegers,  // {-1, 0, 1} * scale: FP8 codes exact with a power-of-two scale
+  kNvfp4Grid,      // E2M1 values times 2^e (e in -1..1) per 16-block along K, each block holding
+                   // +-6 * 2^e: with amax 2688 every code and block scale is exact
+  kAllZero,        // amax 0
+  kOutliers,       // N(0, 0.1^2) * scale with one value 1e4 * scale per row: tiny (subnormal)
+                   // block scales elsewhere
+  kSpecials,       // Gaussian with some NaN, +-inf
+};
+
+// Rewrites an NVFP4 tensor's compact block scales (every copy it has) in the swizzled layout
+// with lowp_nvfp4_swizzle_scales (CPU).
+inline void swizzle_scales(HostQuantized& h) {
+  for (int c = 0; c < 2; ++c) {
+    if (h.data[c].empty()) continue;
+    const int64_t rows = c == 0 ? h.rows : h.cols, blocks = (c == 0 ? h.cols : h.rows) / 16;
+    std::vector<uint8_t> sw(h.scales[c].size());
+    EXPECT_EQ(lowp_nvfp4_swizzle_scales(h.scales[c].data(), sw.data(), rows, blocks, nullptr), LOWP_SUCCESS)
+        << lowp_get_last_error();
+    h.scales[c] = sw;
+  }
+  h.layout = LOWP_SCALE_LAYOUT_SWIZZLED;
+}
+
 // A GEMM problem: recipe, product, shape and options, and the host operands it quantizes.
 struct GemmProblem {
   GemmRecipe recipe = GemmRecipe::kFp8Current;
@@ -146,6 +172,7 @@ struct GemmProblem {
   bool fast_accumulation = false;
   QuantOptions a_opt, b_opt;
   double scale_a = 1.0, scale_b = 1.0;  // input magnitudes
+  Values a_values = Values::kGaussian, b_values = Values::kGaussian;
   uint64_t seed = 1;
 
   bool has_bias() const { return bias != Bias::kNone; }
@@ -162,9 +189,75 @@ struct GemmProblem {
   }
 };
 
+// Every recipe x product x output dtype x bias x accumulate (accumulate into FLOAT32 only; fp32
+// bias with NVFP4 only) at one shape, seeds counting up from `seed`.
+inline std::vector<GemmProblem> matrix_problems(int64_t m, int64_t n, int64_t k, double scale_a, double scale_b,
+                                                uint64_t& seed) {
+  std::vector<GemmProblem> problems;
+  for (GemmRecipe r : kAllGemmRecipes)
+    for (Product p : kAllProducts)
+      for (lowp_dtype dt : {LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT32})
+        for (Bias bias : {Bias::kNone, Bias::kBf16, Bias::kF32})
+          for (bool acc : {false, true}) {
+            if ((acc && dt != LOWP_DTYPE_FLOAT32) || (bias == Bias::kF32 && !is_nvfp4(r))) continue;
+            GemmProblem g;
+            g.recipe = r, g.product = p, g.d_dtype = dt, g.bias = bias, g.accumulate = acc, g.seed = seed++;
+            g.m = m, g.n = n, g.k = k;
+            g.scale_a = scale_a, g.scale_b = scale_b;
+            problems.push_back(g);
+          }
+  return problems;
+}
+
 inline std::vector<float> gaussian(int64_t n, double scale, Rng& rng) {
   std::vector<float> v(static_cast<size_t>(n));
   for (float& f : v) f = static_cast<float>(rng.gaussian() * scale);
+  return v;
+}
+
+// Values of the copy (copy_rows x k, row-major), by kind.
+inline std::vector<float> copy_values(Values v, int64_t copy_rows, int64_t k, double scale, Rng& rng) {
+  static const float kGrid[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  std::vector<float> x = gaussian(copy_rows * k, scale, rng);
+  for (int64_t r = 0; r < copy_rows; ++r) {
+    float block_exp = 1.0f;
+    for (int64_t c = 0; c < k; ++c) {
+      float& f = x[r * k + c];
+      switch (v) {
+        case Values::kGaussian: break;
+        case Values::kSmallIntegers: f = static_cast<float>((static_cast<int>(rng.below(3)) - 1) * scale); break;
+        case Values::kNvfp4Grid: {
+          if (c % 16 == 0) block_exp = std::ldexp(1.0f, static_cast<int>(rng.below(3)) - 1);
+          const float g = c % 16 == r % 16 ? 6.0f : kGrid[rng.below(8)];
+          f = (rng.below(2) ? -g : g) * block_exp;
+          break;
+        }
+        case Values::kAllZero: f = 0.0f; break;
+        case Values::kOutliers: f = c == r % k ? static_cast<float>(1e4 * scale) : 0.1f * f; break;
+        case Values::kSpecials: {
+          const uint32_t u = rng.below(64);
+          f = u == 0 ? NAN : u == 1 ? INFINITY : u == 2 ? -INFINITY : f;
+          break;
+        }
+      }
+    }
+  }
+  return x;
+}
+
+// The tensor behind a copy: the copy itself (rowwise) or its transpose (columnwise).
+inline std::vector<float> tensor_of_copy(const std::vector<float>& c, int64_t copy_rows, int64_t k, lowp_orientation o) {
+  if (o == LOWP_ROWWISE) return c;
+  std::vector<float> t(c.size());
+  for (int64_t r = 0; r < copy_rows; ++r)
+    for (int64_t kk = 0; kk < k; ++kk) t[kk * copy_rows + r] = c[r * k + kk];
+  return t;
+}
+
+// Values of a bf16 or fp32 buffer as floats.
+inline std::vector<float> d_values_of(const std::vector<uint8_t>& d, lowp_dtype dt) {
+  std::vector<float> v(d.size() / dtype_size(dt));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = load_float(d.data(), dt, i);
   return v;
 }
 
@@ -172,6 +265,7 @@ inline std::vector<float> gaussian(int64_t n, double scale, Rng& rng) {
 struct HostGemm {
   GemmProblem p;
   HostQuantized a, b;
+  std::vector<float> xa, xb;    // the unquantized copies: M x K and N x K
   std::vector<uint8_t> bias;    // N values of the bias dtype
   std::vector<uint8_t> d_init;  // M x N values of d_dtype (D_old with accumulate, else poison)
 
@@ -189,25 +283,59 @@ struct HostGemm {
   }
 };
 
-// x values of tensor `copy_rows` x k behind a copy: the tensor is copy_rows x k (rowwise) or
-// k x copy_rows (columnwise).
+// The tensor behind a copy of `copy_rows` x k values `v` (copy coordinates), quantized into that copy.
 inline HostQuantized quantize_operand(GemmRecipe r, const QuantOptions& o, lowp_orientation copy, int64_t copy_rows,
-                                      int64_t k, const std::vector<float>& x) {
+                                      int64_t k, const std::vector<float>& v) {
   const bool row = copy == LOWP_ROWWISE;
-  return quantize_host(x, row ? copy_rows : k, row ? k : copy_rows, r, o, row, !row);
+  return quantize_host(tensor_of_copy(v, copy_rows, k, copy), row ? copy_rows : k, row ? k : copy_rows, r, o, row, !row);
 }
 
 inline HostGemm make_gemm(const GemmProblem& p) {
   HostGemm g;
   g.p = p;
   Rng rng(p.seed * 0x2545F4914F6CDD1Dull + 17);
-  const std::vector<float> xa = gaussian(p.m * p.k, p.scale_a, rng), xb = gaussian(p.n * p.k, p.scale_b, rng);
-  g.a = quantize_operand(p.recipe, p.a_opt, a_copy_of(p.product), p.m, p.k, xa);
-  g.b = quantize_operand(p.recipe, p.b_opt, b_copy_of(p.product), p.n, p.k, xb);
+  g.xa = copy_values(p.a_values, p.m, p.k, p.scale_a, rng);
+  g.xb = copy_values(p.b_values, p.n, p.k, p.scale_b, rng);
+  g.a = quantize_operand(p.recipe, p.a_opt, a_copy_of(p.product), p.m, p.k, g.xa);
+  g.b = quantize_operand(p.recipe, p.b_opt, b_copy_of(p.product), p.n, p.k, g.xb);
   if (p.has_bias()) g.bias = encode(gaussian(p.n, 2.0, rng), p.bias_dtype());
   g.d_init = p.accumulate ? encode(gaussian(p.m * p.n, 4.0, rng), p.d_dtype)
                           : std::vector<uint8_t>(g.d_bytes(), 0xA5);
   return g;
+}
+
+inline std::vector<float> amax_2688(int64_t n) { return std::vector<float>(static_cast<size_t>(n), 2688.0f); }
+
+// A problem whose fp32 partial sums are all exact (numerics §8's exact cases): FP8 operands
+// {-1, 0, 1} with power-of-two scales (K <= 4096: |sums| <= 2^12 * 2^16), NVFP4 operands on the
+// E2M1 grid times 2^-1..2^1 with outer amax 2688 (every code and block scale exact, alpha = 1;
+// |products| <= 144 in steps of 2^-4, so K <= 4096 keeps every sum within 24 bits). Bias and
+// D_old are small multiples of 1/4, so FP8 epilogues in any order stay exact too.
+inline GemmProblem exact_problem(GemmRecipe r, Product p, int64_t m, int64_t n, int64_t k, uint64_t seed) {
+  static const std::vector<float> kAmax = amax_2688(1 << 16);
+  GemmProblem g;
+  g.recipe = r;
+  g.product = p;
+  g.m = m, g.n = n, g.k = k;
+  g.seed = seed;
+  g.a_values = g.b_values = is_nvfp4(r) ? Values::kNvfp4Grid : Values::kSmallIntegers;
+  for (QuantOptions* o : {&g.a_opt, &g.b_opt}) {
+    o->power_of_two_scale = true;
+    o->delayed_scale = 64.0f;
+    o->given_amax = is_nvfp4(r) ? kAmax.data() : nullptr;
+  }
+  return g;
+}
+
+// Rounds bias and D_old of an exact problem to multiples of 1/4 in [-16, 16].
+inline void make_epilogue_exact(HostGemm& g) {
+  auto quarter = [](std::vector<uint8_t>& bytes, lowp_dtype dt) {
+    std::vector<float> v = d_values_of(bytes, dt);
+    for (float& f : v) f = std::round(std::fmax(-16.0f, std::fmin(16.0f, f)) * 4.0f) / 4.0f;
+    bytes = encode(v, dt);
+  };
+  if (g.p.has_bias()) quarter(g.bias, g.p.bias_dtype());
+  if (g.p.accumulate) quarter(g.d_init, g.p.d_dtype);
 }
 
 // lowp_gemm on the host operands into a copy of d_init (status checked by the caller).
@@ -317,11 +445,5 @@ inline Tally check_bound(const std::vector<float>& d, const std::vector<float>& 
   return t;
 }
 
-// D's values as floats (bf16 or fp32 bytes).
-inline std::vector<float> d_values(const std::vector<uint8_t>& d, lowp_dtype dt) {
-  std::vector<float> v(d.size() / dtype_size(dt));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = load_float(d.data(), dt, i);
-  return v;
-}
 
 }  // namespace lowp_test

@@ -3,8 +3,10 @@
 // summed in fp64, the sum rounded to fp32 once, then the epilogue of numerics/gemm.h in its order.
 // Blocks of rows of D are split over threads; each block reuses one row of B for all its rows.
 #include <algorithm>
+#include <new>
 #include <vector>
 
+#include "api/error.h"
 #include "common/gemm_args.h"
 #include "cpu/elements.h"
 #include "cpu/nvfp4_scales.h"
@@ -66,7 +68,14 @@ float outer(const GemmArgs& a, float alpha, int64_t i, int64_t j, float acc) {
 }  // namespace
 
 lowp_status gemm(const GemmArgs& a) {
-  const std::vector<float> av = decode(a.a, a.m, a.k), bv = decode(a.b, a.n, a.k);
+  std::vector<float> av, bv;
+  try {
+    av = decode(a.a, a.m, a.k);
+    bv = decode(a.b, a.n, a.k);
+  } catch (const std::bad_alloc&) {
+    return fail(LOWP_ERROR_UNSUPPORTED, "CPU GEMM: cannot allocate %lld floats for the decoded operands",
+                static_cast<long long>((a.m + a.n) * a.k));
+  }
   const float alpha = a.outer == GemmOuter::kNvfp4PerTensor
                           ? num::nvfp4_gemm_alpha(a.a.outer[0], a.b.outer[0], a.inv_denominator)
                           : 0.0f;

@@ -55,7 +55,7 @@ std::vector<float> run(HostQuantized& a, HostQuantized& b, int64_t m, int64_t n,
   lowp_tensor t{d.data(), dt, m, n};
   EXPECT_EQ(lowp_gemm(&qa, LOWP_ROWWISE, &qb, LOWP_ROWWISE, &t, cfg, nullptr, 0, nullptr), LOWP_SUCCESS)
       << lowp_get_last_error();
-  return d_values(d, dt);
+  return d_values_of(d, dt);
 }
 
 // A = 2 x 16 E4M3 (row i all i + 1), B = 16 x 16 identity (E4M3 1.0 on the diagonal): D[i][j] =
@@ -124,13 +124,8 @@ TEST(GemmCpuHand, Nvfp4PerTensor) {
   b.amax[0] = {5376.0f};
   const float want[6] = {96, 6, 96, 6, -96, -6};
   EXPECT_EQ(run(a, b, 3, 2), std::vector<float>(want, want + 6));
-  // The same through swizzled scales.
-  for (HostQuantized* h : {&a, &b}) {
-    std::vector<uint8_t> sw(h->scales[0].size());
-    ASSERT_EQ(lowp_nvfp4_swizzle_scales(h->scales[0].data(), sw.data(), h->rows, h->cols / 16, nullptr), LOWP_SUCCESS);
-    h->scales[0] = sw;
-    h->layout = LOWP_SCALE_LAYOUT_SWIZZLED;
-  }
+  swizzle_scales(a);  // the same through swizzled scales
+  swizzle_scales(b);
   EXPECT_EQ(run(a, b, 3, 2), std::vector<float>(want, want + 6));
 }
 
@@ -182,26 +177,8 @@ TEST(GemmCpuHand, IeeePropagation) {
 // Every recipe x product x output dtype x bias x accumulate, plus RHT wgrad, 2D weights,
 // swizzled scales, E5M2 operands and SR, against sum_k deq(a) deq(b) in fp64 (+ bias + D_old).
 TEST(GemmCpuReference, AgainstDequantizeThenMultiply) {
-  std::vector<GemmProblem> problems;
   uint64_t seed = 1;
-  for (GemmRecipe r : kAllGemmRecipes)
-    for (Product p : kAllProducts)
-      for (lowp_dtype dt : {LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT32})
-        for (Bias bias : {Bias::kNone, Bias::kBf16, Bias::kF32})
-          for (bool acc : {false, true}) {
-            if (acc && dt != LOWP_DTYPE_FLOAT32) continue;
-            if (bias == Bias::kF32 && !is_nvfp4(r)) continue;
-            GemmProblem g;
-            g.recipe = r;
-            g.product = p;
-            g.m = 48, g.n = 32, g.k = 80;
-            g.d_dtype = dt;
-            g.bias = bias;
-            g.accumulate = acc;
-            g.seed = seed++;
-            g.scale_a = 3.0, g.scale_b = 0.02;
-            problems.push_back(g);
-          }
+  std::vector<GemmProblem> problems = matrix_problems(48, 32, 80, 3.0, 0.02, seed);
   auto variant = [&](GemmRecipe r, Product p, auto&& tweak) {
     GemmProblem g;
     g.recipe = r;
@@ -232,9 +209,9 @@ TEST(GemmCpuReference, AgainstDequantizeThenMultiply) {
     ASSERT_EQ(run_host_gemm(g, d, p.d_dtype), LOWP_SUCCESS) << lowp_get_last_error();
     const std::vector<float> av = dequantized(g.a, a_copy_of(p.product)), bv = dequantized(g.b, b_copy_of(p.product));
     const Fp64Products prod = fp64_products(av, bv, p.m, p.n, p.k);
-    const std::vector<float> got = d_values(d, p.d_dtype);
-    const std::vector<float> old = p.accumulate ? d_values(g.d_init, p.d_dtype) : std::vector<float>(got.size(), 0.0f);
-    const std::vector<float> bias = p.has_bias() ? d_values(g.bias, p.bias_dtype()) : std::vector<float>(p.n, 0.0f);
+    const std::vector<float> got = d_values_of(d, p.d_dtype);
+    const std::vector<float> old = p.accumulate ? d_values_of(g.d_init, p.d_dtype) : std::vector<float>(got.size(), 0.0f);
+    const std::vector<float> bias = p.has_bias() ? d_values_of(g.bias, p.bias_dtype()) : std::vector<float>(p.n, 0.0f);
     Tally t;
     for (int64_t i = 0; i < p.m; ++i)
       for (int64_t j = 0; j < p.n; ++j) {
@@ -261,6 +238,47 @@ TEST(GemmCpuReference, AgainstDequantizeThenMultiply) {
   EXPECT_EQ(total.violations, 0) << total.first;
 }
 
+// The premise of the GPU's bit-exact cases (exact_problem): every code and scale is exact and the
+// sum of the unquantized x_a x_b fits fp32 exactly, so the reference is that sum through the
+// outer scales (1 for these amaxes and scales, but per-token NVFP4's fp32 chain
+// (1/2688^2) * (2688 * (2688 * acc)) rounds), then + bias, then + D_old, in fp32.
+TEST(GemmCpuReference, ExactProblemsAreExact) {
+  int cases = 0;
+  uint64_t seed = 100;
+  for (GemmRecipe r : kAllGemmRecipes)
+    for (Product p : kAllProducts)
+      for (bool epilogue : {false, true}) {
+        GemmProblem ep = exact_problem(r, p, 32, 48, 4096, seed++);
+        ep.d_dtype = LOWP_DTYPE_FLOAT32;
+        ep.bias = epilogue ? (is_nvfp4(r) ? Bias::kF32 : Bias::kBf16) : Bias::kNone;
+        ep.accumulate = epilogue;
+        if (r == GemmRecipe::kFp8PerToken && p == Product::kDgrad) ep.b_opt.fp8_dtype = LOWP_DTYPE_E5M2;
+        SCOPED_TRACE(ep.describe());
+        HostGemm g = make_gemm(ep);
+        make_epilogue_exact(g);
+        std::vector<uint8_t> d = g.d_init;
+        ASSERT_EQ(run_host_gemm(g, d, ep.d_dtype), LOWP_SUCCESS) << lowp_get_last_error();
+        const Fp64Products prod = fp64_products(g.xa, g.xb, ep.m, ep.n, ep.k);
+        const std::vector<float> got = d_values_of(d, ep.d_dtype), old = d_values_of(g.d_init, ep.d_dtype);
+        const std::vector<float> bias = epilogue ? d_values_of(g.bias, ep.bias_dtype()) : std::vector<float>(ep.n, 0.0f);
+        int64_t mismatches = 0;
+        for (int64_t i = 0; i < ep.m; ++i)
+          for (int64_t j = 0; j < ep.n; ++j) {
+            const double sum = prod.sum[i * ep.n + j];
+            volatile float want = static_cast<float>(sum);
+            if (static_cast<double>(want) != sum && mismatches++ == 0) ADD_FAILURE() << "sum " << sum << " is not exact in fp32";
+            if (r == GemmRecipe::kNvfp4PerToken) want = (1.0f / 7225344.0f) * (2688.0f * (2688.0f * want));
+            want = want + bias[j];
+            if (epilogue) want = old[i * ep.n + j] + want;
+            if (got[i * ep.n + j] != want && mismatches++ == 0)
+              ADD_FAILURE() << "[" << i << "][" << j << "] got " << got[i * ep.n + j] << ", exact " << want;
+          }
+        EXPECT_EQ(mismatches, 0);
+        ++cases;
+      }
+  std::printf("[gemm cpu exact premise] %d cases\n", cases);
+}
+
 // Same codes and block scales: per-token with every outer amax 1 gives (1/2688^2) * (1 * (1 * acc)),
 // per-tensor with amax 1 gives ((1 * 1) * (1/2688^2)) * acc: equal bit for bit. And a swizzled
 // copy of the scales gives the compact result bit for bit.
@@ -281,12 +299,8 @@ TEST(GemmCpuReference, SeedIdentities) {
   ASSERT_EQ(run_host_gemm(t, token_d, p.d_dtype), LOWP_SUCCESS) << lowp_get_last_error();
   EXPECT_TRUE(bytes_equal(token_d, tensor_d, p.m, p.n, "per-token amax 1 vs per-tensor amax 1", 4));
 
-  for (HostQuantized* h : {&g.a, &g.b}) {
-    std::vector<uint8_t> sw(h->scales[0].size());
-    ASSERT_EQ(lowp_nvfp4_swizzle_scales(h->scales[0].data(), sw.data(), h->rows, h->cols / 16, nullptr), LOWP_SUCCESS);
-    h->scales[0] = sw;
-    h->layout = LOWP_SCALE_LAYOUT_SWIZZLED;
-  }
+  swizzle_scales(g.a);
+  swizzle_scales(g.b);
   ASSERT_EQ(run_host_gemm(g, swizzled_d, p.d_dtype), LOWP_SUCCESS) << lowp_get_last_error();
   EXPECT_TRUE(bytes_equal(swizzled_d, tensor_d, p.m, p.n, "swizzled vs compact", 4));
 }
