@@ -119,7 +119,8 @@ LOWP_API lowp_status lowp_gemm(const lowp_quantized_tensor* a, lowp_orientation 
 /**
  * Workspace bytes lowp_gemm needs for these arguments (the same checks, without the workspace):
  * 0 for host pointers; on CUDA what the chosen kernel asks for (FP8: the workspace of the
- * algorithm cuBLASLt picks, at most 32 MiB). Writes *bytes only on success.
+ * algorithm cuBLASLt picks, at most 32 MiB; LOWP_ERROR_UNSUPPORTED when it has none). The same
+ * arguments give the same size on the same device. Writes *bytes only on success.
  */
 LOWP_API lowp_status lowp_gemm_workspace_size(const lowp_quantized_tensor* a, lowp_orientation a_copy,
                                               const lowp_quantized_tensor* b, lowp_orientation b_copy,

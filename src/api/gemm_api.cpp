@@ -179,17 +179,7 @@ lowp_status lowp_gemm(const lowp_quantized_tensor* a, lowp_orientation a_copy, c
     LOWP_TRY(cpu::gemm(g));
     return succeed();
   }
-  size_t need = 0;
-  LOWP_TRY(cuda::gemm_workspace_bytes(g, &need));
-  if (workspace_bytes < need)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "workspace_bytes is %zu; this GEMM needs %zu bytes of device workspace (lowp_gemm_workspace_size)",
-                workspace_bytes, need);
-  if (need > 0) {
-    LOWP_TRY(check_not_null(workspace, "workspace"));
-    LOWP_TRY(check_aligned(workspace, 256, "workspace"));
-  }
-  LOWP_TRY(cuda::gemm(g, workspace, workspace_bytes, stream));
+  LOWP_TRY(cuda::gemm(g, workspace, workspace_bytes, stream));  // checks the workspace first
   return succeed();
 }
 

@@ -51,7 +51,8 @@ lowp_status gemm(const GemmArgs& a);
 namespace cuda {
 // Device workspace bytes gemm() needs for these arguments (FP8: the cuBLASLt algorithm's).
 lowp_status gemm_workspace_bytes(const GemmArgs& a, size_t* bytes);
-// Enqueues the GEMM on `stream`; workspace_bytes >= gemm_workspace_bytes (checked by the caller).
+// Checks the workspace against gemm_workspace_bytes (nothing enqueued when it falls short), then
+// enqueues the GEMM on `stream`.
 lowp_status gemm(const GemmArgs& a, void* workspace, size_t workspace_bytes, void* stream);
 }  // namespace cuda
 

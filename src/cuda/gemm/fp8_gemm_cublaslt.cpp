@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "api/error.h"
+#include "gemm_workspace.h"
 
 namespace lowp::cuda {
 namespace {
@@ -219,6 +220,7 @@ lowp_status fp8_gemm(const GemmArgs& g, void* workspace, size_t workspace_bytes,
   Descriptors ds;
   Plan plan;
   LOWP_TRY(prepare(g, &handle, &ds, &plan));
+  LOWP_TRY(check_gemm_workspace(plan.workspace_bytes, workspace, workspace_bytes));
   const float alpha = 1.0f, beta = g.accumulate ? 1.0f : 0.0f;  // the scales come from the scale pointers
   return check_cublas(cublasLtMatmul(handle, &ds.op, &alpha, g.b.codes, &ds.a, g.a.codes, &ds.b, &beta, g.d, &ds.c, g.d,
                                      &ds.d, &plan.algo, workspace_bytes > 0 ? workspace : nullptr, workspace_bytes,

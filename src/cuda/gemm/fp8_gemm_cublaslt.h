@@ -11,7 +11,7 @@ namespace lowp::cuda {
 // no algorithm for fails with LOWP_ERROR_UNSUPPORTED.
 lowp_status fp8_gemm_workspace_bytes(const GemmArgs& a, size_t* bytes);
 
-// Enqueues the GEMM on `stream`; workspace_bytes >= fp8_gemm_workspace_bytes.
+// Checks the workspace against the algorithm's need, then enqueues the GEMM on `stream`.
 lowp_status fp8_gemm(const GemmArgs& a, void* workspace, size_t workspace_bytes, void* stream);
 
 }  // namespace lowp::cuda

@@ -2,6 +2,7 @@
 // exact fallback).
 #include "common/gemm_args.h"
 #include "fp8_gemm_cublaslt.h"
+#include "gemm_workspace.h"
 #include "nvfp4_gemm.h"
 
 namespace lowp::cuda {
@@ -44,7 +45,9 @@ lowp_status gemm_workspace_bytes(const GemmArgs& g, size_t* bytes) {
 
 lowp_status gemm(const GemmArgs& g, void* workspace, size_t workspace_bytes, void* stream) {
   if (!is_nvfp4(g.outer)) return fp8_gemm(g, workspace, workspace_bytes, stream);
-  return nvfp4_gemm(nvfp4_args(g), workspace, workspace_bytes, stream);
+  const Nvfp4GemmArgs a = nvfp4_args(g);
+  LOWP_TRY(check_gemm_workspace(nvfp4_gemm_workspace_bytes(a), workspace, workspace_bytes));
+  return nvfp4_gemm(a, workspace, workspace_bytes, stream);
 }
 
 }  // namespace lowp::cuda
