@@ -410,8 +410,8 @@ struct Tally {
 
 // Accuracy contract (numerics §8): |d - r| <= 2^-22 * K * sum_k |a_k b_k| * |scales| + one ulp
 // of D's dtype, with r the reference before D's rounding. NaN in r needs NaN in d; an infinite
-// r needs the same infinity. `slack[i*n+j]` widens the bound (cuBLASLt's epilogue adds bias and
-// D_old in its own order; 0 for kernels that follow numerics §8's order).
+// r needs the same infinity. `slack[i*n+j]` widens the bound where later fp32 steps (bias,
+// accumulate) may round a slightly different sum the other way.
 inline Tally check_bound(const std::vector<float>& d, const std::vector<float>& r, const std::vector<double>& abs_sum,
                          const std::vector<double>& slack, int64_t m, int64_t n, int64_t k, lowp_dtype d_dtype,
                          const std::string& what) {
