@@ -19,6 +19,7 @@ if ! python3 -c "import numpy, ml_dtypes, pytest" >/dev/null 2>&1; then
   python3 -m pip install -q numpy ml_dtypes pytest >/dev/null 2>&1 ||
     echo "warning: could not pip install numpy ml_dtypes pytest; the ml_dtypes oracle test will not run" >&2
 fi
+bash "$(dirname "$0")/fetch-cutlass.sh" >/dev/null || echo "warning: could not fetch the CUTLASS headers; CUDA builds need them (scripts/fetch-cutlass.sh)" >&2
 if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/nvcc ]] && [[ ! -f /usr/local/cuda/include/cuda_fp4.h ]]; then
   echo "error: the CUDA 13 toolkit is required (its headers are the numerics oracle, even for the CPU build)" >&2
   exit 1

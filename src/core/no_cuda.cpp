@@ -2,6 +2,7 @@
 // unreachable (validation routes everything to the CPU) but still defined.
 #include "core/backends.h"
 #include "core/error.h"
+#include "core/gemm_args.h"
 #include "core/memory.h"
 
 namespace lowp {
@@ -33,4 +34,6 @@ lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs&, void*) { retu
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs&, void*) { return not_built(); }
 lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs&, void*) { return not_built(); }
 lowp_status rng_advance(uint64_t*, uint64_t, void*) { return not_built(); }
+lowp_status gemm_workspace_bytes(const GemmArgs&, size_t*) { return not_built(); }
+lowp_status gemm(const GemmArgs&, void*, size_t, void*) { return not_built(); }
 }  // namespace lowp::cuda

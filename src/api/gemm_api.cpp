@@ -1,0 +1,186 @@
+// C entry points of the GEMM (lowp/gemm.h): the config (growable ABI), the operands
+// (gemm_operands.cpp), D and the options, one memory space, then the backend. Everything is
+// checked before anything is written.
+#include <algorithm>
+#include <cstring>
+
+#include "core/gemm_args.h"
+#include "core/error.h"
+#include "gemm_operands.h"
+#include "lowp/gemm.h"
+#include "numerics/gemm.h"
+#include "core/validate.h"
+
+namespace lowp::gemm_api {
+namespace {
+
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+// The size of lowp_gemm_config in the first release; a caller's struct is never smaller.
+constexpr size_t kFirstConfigSize = sizeof(lowp_gemm_config);
+
+// *cfg over the defaults (members past cfg->struct_size keep theirs); NULL: the defaults.
+lowp_status resolve_config(const lowp_gemm_config* cfg, lowp_gemm_config* out) {
+  lowp_gemm_config_default(out);
+  if (cfg == nullptr) return LOWP_SUCCESS;
+  if (cfg->struct_size == 0)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->struct_size is 0; initialise the config with lowp_gemm_config_default()");
+  if (cfg->struct_size < kFirstConfigSize || cfg->struct_size > sizeof(lowp_gemm_config))
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->struct_size is %zu; this lowp knows lowp_gemm_config sizes %zu to %zu (initialise the config "
+                "with lowp_gemm_config_default())",
+                cfg->struct_size, kFirstConfigSize, sizeof(lowp_gemm_config));
+  std::memcpy(out, cfg, cfg->struct_size);
+  return LOWP_SUCCESS;
+}
+
+lowp_status check_d(const lowp_tensor* d, int64_t m, int64_t n) {
+  LOWP_TRY(check_not_null(d, "d"));
+  if (d->dtype != LOWP_DTYPE_BFLOAT16 && d->dtype != LOWP_DTYPE_FLOAT32)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "d->dtype is %d; a GEMM writes LOWP_DTYPE_BFLOAT16 or LOWP_DTYPE_FLOAT32",
+                static_cast<int>(d->dtype));
+  if (d->rows != m || d->cols != n)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "d is %lld x %lld; D = A . B^T is M x N = %lld x %lld", ll(d->rows),
+                ll(d->cols), ll(m), ll(n));
+  LOWP_TRY(check_element_count(m, n, "d"));
+  LOWP_TRY(check_not_null(d->data, "d->data"));
+  return check_aligned(d->data, d->dtype == LOWP_DTYPE_FLOAT32 ? 4 : 2, "d->data");
+}
+
+lowp_status check_options(const lowp_gemm_config& c, const Operand& a, lowp_orientation a_copy, const Operand& b,
+                          lowp_orientation b_copy, lowp_dtype d_dtype) {
+  if (c.accumulate && d_dtype != LOWP_DTYPE_FLOAT32)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->accumulate needs a LOWP_DTYPE_FLOAT32 d (D = D_old + result is kept in fp32); d->dtype is %d",
+                static_cast<int>(d_dtype));
+  const bool fp8 = is_fp8(a.family);
+  if (c.bias != nullptr) {
+    if (c.bias_dtype != LOWP_DTYPE_BFLOAT16 && c.bias_dtype != LOWP_DTYPE_FLOAT32)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                  "cfg->bias_dtype is %d; expected LOWP_DTYPE_BFLOAT16 or LOWP_DTYPE_FLOAT32",
+                  static_cast<int>(c.bias_dtype));
+    if (fp8 && c.bias_dtype != LOWP_DTYPE_BFLOAT16)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                  "cfg->bias_dtype is LOWP_DTYPE_FLOAT32; FP8 GEMMs take a LOWP_DTYPE_BFLOAT16 bias (cuBLASLt's FP8 "
+                  "kernels read a bf16 bias for bf16 and fp32 outputs)");
+    LOWP_TRY(check_aligned(c.bias, c.bias_dtype == LOWP_DTYPE_FLOAT32 ? 4 : 2, "cfg->bias"));
+  }
+  if (c.fast_accumulation && !fp8)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->fast_accumulation applies to FP8 GEMMs only; set it to 0 for NVFP4");
+  if (fp8 && (c.a_columnwise_rht || c.b_columnwise_rht))
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->a_columnwise_rht / b_columnwise_rht describe NVFP4 copies made with RHT; FP8 has no RHT, set "
+                "them to 0");
+  const bool a_rht = a_copy == LOWP_COLUMNWISE && c.a_columnwise_rht;
+  const bool b_rht = b_copy == LOWP_COLUMNWISE && c.b_columnwise_rht;
+  if (a_rht != b_rht)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "%s copy is in the RHT domain but %s copy is not (cfg->a_columnwise_rht / b_columnwise_rht); the "
+                "transform cancels only between two RHT copies (wgrad), a product of one RHT copy and one plain copy "
+                "is meaningless",
+                a_rht ? "a's columnwise" : "b's columnwise", a_rht ? "b's chosen" : "a's chosen");
+  return LOWP_SUCCESS;
+}
+
+GemmOuter outer_of(Family f) {
+  switch (f) {
+    case Family::kFp8PerTensor: return GemmOuter::kFp8PerTensor;
+    case Family::kFp8PerToken: return GemmOuter::kFp8PerRow;
+    case Family::kNvfp4PerTensor: return GemmOuter::kNvfp4PerTensor;
+    case Family::kNvfp4PerToken: return GemmOuter::kNvfp4PerTokenFloored;
+    // Row-scaled NVFP4 (numerics §5b) maps to GemmOuter::kNvfp4PerRowRaw once its scaling exists.
+  }
+  return GemmOuter::kFp8PerTensor;
+}
+
+// Every check of lowp_gemm except the workspace, then the backend arguments and their memory
+// space (the workspace joins the space check when given).
+lowp_status prepare(const lowp_quantized_tensor* a, lowp_orientation a_copy, const lowp_quantized_tensor* b,
+                    lowp_orientation b_copy, const lowp_tensor* d, const lowp_gemm_config* cfg, const void* workspace,
+                    GemmArgs* out, MemorySpace* space) {
+  Operand oa, ob;
+  LOWP_TRY(operand(a, a_copy, "a", &oa));
+  LOWP_TRY(operand(b, b_copy, "b", &ob));
+  LOWP_TRY(check_pair(oa, ob));
+  LOWP_TRY(check_d(d, oa.rows, ob.rows));
+  lowp_gemm_config c;
+  LOWP_TRY(resolve_config(cfg, &c));
+  LOWP_TRY(check_options(c, oa, a_copy, ob, b_copy, d->dtype));
+
+  GemmArgs g{};
+  g.m = oa.rows;
+  g.n = ob.rows;
+  g.k = oa.k;
+  g.a = oa.view;
+  g.b = ob.view;
+  g.outer = outer_of(oa.family);
+  g.inv_denominator = num::kNvfp4GemmInvDenominator;
+  g.d = d->data;
+  g.d_dtype = d->dtype;
+  g.bias = c.bias;
+  g.bias_dtype = c.bias_dtype;
+  g.accumulate = c.accumulate != 0;
+  g.fast_accumulation = c.fast_accumulation != 0;
+  LOWP_TRY(check_same_space({{g.a.codes, "a's copy data"},
+                             {g.a.block_scales, "a's copy scale_inv"},
+                             {g.a.outer, "a's scale_inv or amax"},
+                             {g.b.codes, "b's copy data"},
+                             {g.b.block_scales, "b's copy scale_inv"},
+                             {g.b.outer, "b's scale_inv or amax"},
+                             {g.d, "d->data"},
+                             {g.bias, "cfg->bias"},
+                             {workspace, "workspace"}},
+                            space));
+  if (*space == MemorySpace::kDevice && !is_nvfp4(g.outer)) {  // cuBLASLt's FP8 operand and output alignment
+    LOWP_TRY(check_aligned(g.a.codes, 16, "a's copy data (FP8 on CUDA)"));
+    LOWP_TRY(check_aligned(g.b.codes, 16, "b's copy data (FP8 on CUDA)"));
+    LOWP_TRY(check_aligned(g.d, 16, "d->data (FP8 on CUDA)"));
+    LOWP_TRY(check_aligned(g.bias, 16, "cfg->bias (FP8 on CUDA)"));
+  }
+  *out = g;
+  return LOWP_SUCCESS;
+}
+
+}  // namespace
+}  // namespace lowp::gemm_api
+
+using namespace lowp;
+
+extern "C" {
+
+void lowp_gemm_config_default(lowp_gemm_config* cfg) {
+  if (cfg == nullptr) return;
+  std::memset(cfg, 0, sizeof *cfg);
+  cfg->struct_size = sizeof *cfg;
+  cfg->bias_dtype = LOWP_DTYPE_BFLOAT16;
+}
+
+lowp_status lowp_gemm_workspace_size(const lowp_quantized_tensor* a, lowp_orientation a_copy,
+                                     const lowp_quantized_tensor* b, lowp_orientation b_copy, const lowp_tensor* d,
+                                     const lowp_gemm_config* cfg, size_t* bytes) {
+  LOWP_TRY(check_not_null(bytes, "bytes"));
+  GemmArgs g;
+  MemorySpace space;
+  LOWP_TRY(gemm_api::prepare(a, a_copy, b, b_copy, d, cfg, nullptr, &g, &space));
+  size_t need = 0;
+  if (space == MemorySpace::kDevice) LOWP_TRY(cuda::gemm_workspace_bytes(g, &need));
+  *bytes = need;
+  return succeed();
+}
+
+lowp_status lowp_gemm(const lowp_quantized_tensor* a, lowp_orientation a_copy, const lowp_quantized_tensor* b,
+                      lowp_orientation b_copy, lowp_tensor* d, const lowp_gemm_config* cfg, void* workspace,
+                      size_t workspace_bytes, void* stream) {
+  GemmArgs g;
+  MemorySpace space;
+  LOWP_TRY(gemm_api::prepare(a, a_copy, b, b_copy, d, cfg, workspace, &g, &space));
+  if (space == MemorySpace::kHost) {
+    LOWP_TRY(cpu::gemm(g));
+    return succeed();
+  }
+  LOWP_TRY(cuda::gemm(g, workspace, workspace_bytes, stream));  // checks the workspace first
+  return succeed();
+}
+
+}  // extern "C"
