@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/growable.h"
 #include "core/validate.h"
 
 namespace lowp::gemm_api {
@@ -50,8 +51,11 @@ lowp_status check_floats(const void* p, const char* name, const char* why) {
 
 }  // namespace
 
-lowp_status operand(const lowp_quantized_tensor* q, lowp_orientation which, const char* name, Operand* out) {
-  LOWP_TRY(check_not_null(q, name));
+lowp_status operand(const lowp_quantized_tensor* caller_q, lowp_orientation which, const char* name, Operand* out) {
+  LOWP_TRY(check_not_null(caller_q, name));
+  lowp_quantized_tensor read;
+  LOWP_TRY(read_quantized_tensor(caller_q, name, &read));
+  const lowp_quantized_tensor* q = &read;
   char copy_arg[16];
   std::snprintf(copy_arg, sizeof copy_arg, "%s_copy", name);
   if (which != LOWP_ROWWISE && which != LOWP_COLUMNWISE)

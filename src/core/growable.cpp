@@ -53,10 +53,14 @@ lowp_status read_config(const lowp_quant_config* cfg, lowp_quant_config* out) {
               "lowp_quant_config_default() or lowp_quant_config_nvfp4()", out);
 }
 
-lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, lowp_quantized_tensor* out) {
+lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, const char* name, lowp_quantized_tensor* out) {
   *out = default_quantized_tensor();
-  return read(q, kQuantizedTensorFirstRelease, "q", "lowp_quantized_tensor",
+  return read(q, kQuantizedTensorFirstRelease, name, "lowp_quantized_tensor",
               "lowp_quantized_tensor_init() or LOWP_QUANTIZED_TENSOR_INIT", out);
+}
+
+lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, lowp_quantized_tensor* out) {
+  return read_quantized_tensor(q, "q", out);
 }
 
 lowp_status read_grouped_quantized_tensor(const lowp_grouped_quantized_tensor* q, lowp_grouped_quantized_tensor* out) {

@@ -36,6 +36,8 @@ lowp_grouped_quantized_tensor default_grouped_quantized_tensor();
 // argument and the initialiser on failure. cfg may be NULL (the defaults); q is not NULL.
 lowp_status read_config(const lowp_quant_config* cfg, lowp_quant_config* out);
 lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, lowp_quantized_tensor* out);
+// The same for an argument named `name` (e.g. a GEMM's "a" and "b").
+lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, const char* name, lowp_quantized_tensor* out);
 lowp_status read_grouped_quantized_tensor(const lowp_grouped_quantized_tensor* q, lowp_grouped_quantized_tensor* out);
 
 }  // namespace lowp

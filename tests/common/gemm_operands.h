@@ -74,7 +74,7 @@ struct HostQuantized {
   static float* ptr(std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
   // The view lowp_gemm reads (valid while this object lives and is not moved).
   lowp_quantized_tensor view() {
-    lowp_quantized_tensor q{};
+    lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = dtype;
     q.scaling = scaling;
     q.scale_layout = layout;

@@ -30,14 +30,14 @@ struct Env {
   alignas(16) float bias32[N + 4];
   size_t bytes;
   // Arguments, set per case.
-  lowp_quantized_tensor a{}, b{};
+  lowp_quantized_tensor a = LOWP_QUANTIZED_TENSOR_INIT, b = LOWP_QUANTIZED_TENSOR_INIT;
   lowp_orientation ac = LOWP_ROWWISE, bc = LOWP_ROWWISE;
   lowp_tensor dt{};
   lowp_gemm_config cfg{};
 
   void tensor(lowp_quantized_tensor& q, lowp_dtype dtype, lowp_scaling s, uint8_t* row, uint8_t* col, uint8_t* rs,
               uint8_t* cs, float* rv, float* cv, float* t) {
-    q = {};
+    q = LOWP_QUANTIZED_TENSOR_INIT;
     q.dtype = dtype;
     q.scaling = s;
     q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
