@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.h"
@@ -92,6 +93,19 @@ __host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_c
 struct Bf16 { using Raw = uint16_t; };
 struct F16 { using Raw = uint16_t; };
 struct F32 { using Raw = float; };
+
+// Calls f(std::bool_constant<b>{}...) with run-time flags b as template arguments: the launchers'
+// one step from a launch plan to a kernel instantiation. f's body decides (if constexpr) which
+// combinations have a kernel.
+template <typename F>
+lowp_status with_flags(F&& f) {
+  return f();
+}
+template <typename F, typename... Flags>
+lowp_status with_flags(F&& f, bool first, Flags... rest) {
+  return with_flags([&](auto... later) { return first ? f(std::true_type{}, later...) : f(std::false_type{}, later...); },
+                    rest...);
+}
 
 // Calls f(T{}) with the element type of an input dtype: bf16, fp16, else fp32 (validated).
 template <typename F>

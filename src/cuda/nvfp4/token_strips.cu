@@ -12,6 +12,7 @@
 
 #include "cuda/group/member_scan.cuh"
 #include "cuda/group/nvfp4_member_lookup.cuh"  // rows_of
+#include "cuda/nvfp4/heuristics.h"
 #include "cuda/nvfp4/launch.h"
 #include "cuda/nvfp4/tile.cuh"
 
@@ -276,16 +277,14 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm)
 
 }  // namespace
 
-// Measured (H100, graph): K = 2048 with 4096 rows and up; 1024 rows, and K = 1024, were slower
-// than K1 then K2 (too few strips per block to hide the copies behind the encode). Groups of up to
-// 32 members (the rows scanned by one warp; larger ones take K1 then K2) from 8192 rows: at 4096
-// rows of 8 members the fused pass was 1-4% slower than K1 then K2.
+// What the kernel builds: 16-bit x of kCols columns on the tile path, RN without RHT, compact
+// scales, both copies with their amaxes, a single matrix or a group of up to 32 members (the rows
+// scanned by one warp). Where it builds them, heuristics.h says when it pays.
 bool token_strips_ok(const TileArgs& a, const EncodeRecipe& r, int64_t members) {
   const bool two_byte = r.in == LOWP_DTYPE_BFLOAT16 || r.in == LOWP_DTYPE_FLOAT16;
-  const int64_t min_rows = members == 0 ? 4096 : 8192;
   const bool both = a.row_codes != nullptr && a.col_codes != nullptr && a.row_amax != nullptr && a.col_amax != nullptr;
-  return two_byte && r.per_token && !r.rht && !r.sr && !a.swizzled && both && a.cols == kCols && a.rows >= min_rows &&
-         members <= kWarpScanMembers && tile_path_ok(a);
+  return two_byte && r.per_token && !r.rht && !r.sr && !a.swizzled && both && a.cols == kCols &&
+         heuristics::take_token_strips(a.rows, members) && members <= kWarpScanMembers && tile_path_ok(a);
 }
 
 lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st, const GroupLaunch& g) {
@@ -295,7 +294,7 @@ lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st, cons
   const int64_t strips = (m.n == 0 ? tile_count(a.rows) * kTile : a.rows) / kStripRows;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(int64_t{kBlocksPerSm} * sm_count(), strips));
   if (grid == 0) return LOWP_SUCCESS;
-  const bool evict_first = a.rows * a.cols * 2 <= l2_cache_bytes();
+  const bool evict_first = heuristics::per_token_evict_first(a.rows * a.cols * 2, l2_cache_bytes());
   const auto go = [&](auto kernel, const auto& members, size_t smem) {
     LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 per-token strips: carveout"));  // K2 lands on these SMs early
     LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
