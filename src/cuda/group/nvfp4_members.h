@@ -7,7 +7,7 @@
 namespace lowp::cuda::nvfp4 {
 
 // Groups of at most this many members are scanned by one warp (one member per lane,
-// member_scan.cuh): the prep builds their map that way, and K1 and the encode's lookup may scan
+// nvfp4_member_scan.cuh): the prep builds their map that way, and K1 and the encode's lookup may scan
 // them without the map.
 constexpr int64_t kWarpScanMembers = 32;
 

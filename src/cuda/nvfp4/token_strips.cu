@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "cuda/group/member_scan.cuh"
+#include "cuda/group/nvfp4_member_scan.cuh"
 #include "cuda/group/nvfp4_member_lookup.cuh"  // rows_of
 #include "cuda/nvfp4/heuristics.h"
 #include "cuda/nvfp4/launch.h"
