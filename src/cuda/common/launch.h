@@ -30,7 +30,7 @@ inline lowp_status check_cuda(cudaError_t e, const char* what) {
 }
 
 // The (kernel, device) pairs whose carveout is set: a lookup under a lock instead of a driver
-// call per launch (cudaFuncSetAttribute: 0.3-0.4 us, measured on the H100). A cudaDeviceReset
+// call per launch (cudaFuncSetAttribute costs about a third of a microsecond). A cudaDeviceReset
 // drops the attribute but not this record; later launches then run with the default carveout,
 // slower but correct.
 struct CarveoutRecord {
@@ -45,7 +45,7 @@ inline CarveoutRecord& carveout_record() {
 // Asks for the largest shared-memory carveout for kernel, once per device. The encode tile
 // kernels need it for 5 blocks per SM; kernels that an encode launches early after must ask for
 // it too, or the SMs they occupy keep a smaller carveout and take few of the early encode blocks
-// (measured: the early launch then lost up to 7 us).
+// (the early launch then loses much of its gain).
 template <typename... Params>
 lowp_status prefer_shared_carveout(void (*kernel)(Params...), const char* op) {
   int device = 0;

@@ -41,7 +41,7 @@ __device__ MemberWalk<Counts> scan_members_block(int64_t n, Load load, Visit vis
     const int64_t t = base + threadIdx.x;
     const auto item = t < n ? load(t) : decltype(load(t)){};
     Counts ex, chunk;
-    Scan(scan_storage).ExclusiveScan(item.counts, ex, Counts{}, [](const Counts& a, const Counts& b) { return a + b; }, chunk);
+    Scan(scan_storage).ExclusiveSum(item.counts, ex, chunk);
     if (t < n && !visit(t, item, carry + ex)) atomicMin(&first_bad, static_cast<unsigned long long>(t));
     __syncthreads();  // carry and scan_storage are reused
     if (threadIdx.x == 0) carry = carry + chunk;

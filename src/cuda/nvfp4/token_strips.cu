@@ -3,7 +3,7 @@
 // encodes the strip's rowwise copy with them (K2's rules and code, so the same bytes) and keeps its
 // columns' running maxima in registers, folded into col_amax once at the end; the columnwise K2
 // then reads x a second time. The rowwise encode runs while the next strips' copies are in
-// flight, inside K1's DRAM-bound read instead of after it (H100: docs/perf-notes.md). A group of up
+// flight, inside K1's DRAM-bound read instead of after it (docs/perf/nvfp4-per-token.md). A group of up
 // to 32 members walks x the same way, a block taking consecutive strips so that its column maxima
 // change member rarely; only the rowwise scales' rows (each member's padded to 128) and the
 // column amaxes depend on the member.
@@ -259,8 +259,7 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm)
     return;
   }
   // The single tensor's column maxima leave through its strip buffers by plain stores and one
-  // barrier: flush_columns here (the buffers zeroed first, shared atomics) made the composite
-  // 0.3-1.6% slower at K = 2048 (H100).
+  // barrier, cheaper here than flush_columns' zeroed buffer and shared atomics.
   __syncthreads();  // every strip done (each copy was waited for): the buffers take the column maxima
   static_assert(sizeof(uint32_t) * kRowStep * kCols <= sizeof(StripSmem::x), "column maxima fit the buffers");
   auto& part = *reinterpret_cast<uint32_t(*)[kRowStep][kCols]>(&sm.x[0][0]);
