@@ -1,8 +1,8 @@
-// C entry points of grouped NVFP4 per-token (SPEC §5, "Grouped"): N members split along the rows
+// C entry points of grouped NVFP4 per-token (numerics §5, "Grouped"): N members split along the rows
 // of one tensor, quantized (lowp_nvfp4_grouped_quantize) or their K1 alone
 // (lowp_nvfp4_grouped_amax) in one call, and the buffer sizes of every split. The per-token
 // recipe's rules (recipes/nvfp4_per_token.h) apply to the whole tensor; the group's own are here.
-// Every rule is checked before any memory is touched (SPEC §9); host member_rows are checked here,
+// Every rule is checked before any memory is touched (numerics §9); host member_rows are checked here,
 // device ones on the device (cuda/group/nvfp4_prep.cu) with the same rules.
 #include <algorithm>
 

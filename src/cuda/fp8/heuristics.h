@@ -12,7 +12,7 @@ namespace lowp::cuda::fp8::heuristics {
 // Blocks per SM the cast / tile-amax loop must fit: 768 threads per SM of occupancy, not
 // per-thread prefetching, keep enough loads in flight; the dact forms read two tensors and
 // evaluate exp, so they get twice the registers (384 threads).
-// Ops: delayed, current, per_token; grouped. Note: fp8.md, "The cast tile loop".
+// Ops: delayed, current, per_token; grouped. Note: fp8.md, "Occupancy, not prefetching".
 constexpr int tile_loop_min_blocks(int threads, bool dact) { return (dact ? 384 : 768) / threads; }
 
 // CURRENT scaling's amax pass takes the flat amax kernel (one read of x, no tiles, no per-tile
@@ -26,7 +26,8 @@ constexpr bool kCurrentAmaxFlatPass = true;
 constexpr int kAmaxVectorsPerThread = 16;
 
 // The flat amax kernel for misaligned x: a persistent grid-stride loop, 4 elements per thread at
-// least, at most 8 blocks per SM.
+// least, at most 8 blocks per SM. No benchmark op (the benchmarks' x is aligned); fp8.md, "The
+// amax passes".
 inline int amax_scalar_grid(int64_t n, int threads, int64_t sm_count) {
   const int64_t want = (n + threads * 4 - 1) / (threads * 4);
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, sm_count * 8)));

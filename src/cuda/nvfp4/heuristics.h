@@ -11,7 +11,8 @@ namespace lowp::cuda::nvfp4::heuristics {
 // The fused first pass (K1 with the rowwise encode, token_strips.cu), where the call is one it
 // supports: a single tensor from 4096 rows, a group from 8192 rows. With fewer rows a block has
 // too few strips to hide its copies behind the encode, and K1 then K2 is faster.
-// Ops: token, grouped8 at K = 2048. Note: docs/perf/nvfp4-per-token.md, "The fused first pass".
+// Ops: token, grouped8 at K = 2048. Note: docs/perf/nvfp4-per-token.md, "The fused first pass"
+// (and grouped.md for groups).
 inline bool take_token_strips(int64_t rows, int64_t members) { return rows >= (members == 0 ? 4096 : 8192); }
 
 // The per-token encode (K2, and the fused pass's rowwise stores) marks its loads of x and its
@@ -28,7 +29,7 @@ inline bool per_token_evict_first(int64_t x_bytes, int64_t l2_bytes) { return x_
 // one round of 3 per SM and every split fits two rounds; larger launches lose more from fewer
 // blocks per SM than they gain, and a cap of 2 cost the splits with more tiles.
 // Ops: grouped8, grouped8_uneven, grouped8_worst at 1024-4096 rows. Note: docs/perf/grouped.md,
-// "The capped group encode".
+// "K2 walks row-tile slots".
 inline int group_encode_blocks_per_sm(bool worst_split_sized, int64_t launch_blocks, int64_t fewest_live_tiles,
                                       int64_t sm_count) {
   constexpr int kCap = 3;
@@ -41,8 +42,8 @@ inline int group_encode_blocks_per_sm(bool worst_split_sized, int64_t launch_blo
 // K1 of a group walks the whole matrix's tiles (the single tensor's launch, members looked up
 // while the tile loads) where every 16-row group of x lies in one member; the single tensor keeps
 // the member walk's kernel, whose whole-tile form was slower on the same tiles (cause not found).
-// Ops: grouped8_k1, grouped8 against k1, token. Note: docs/perf/grouped.md, "K1 over the whole
-// matrix".
+// Ops: grouped8_k1, grouped8 against k1, token. Note: docs/perf/grouped.md, "K1 walks the whole
+// matrix's tiles".
 inline bool k1_whole_matrix_tiles(bool group, bool row_groups_in_one_member) { return group && row_groups_in_one_member; }
 
 }  // namespace lowp::cuda::nvfp4::heuristics
