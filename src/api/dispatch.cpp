@@ -32,7 +32,7 @@ lowp_status find_recipe(lowp_dtype dtype, lowp_scaling scaling, const char* name
   if (scalings.empty())
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->dtype is %d; expected LOWP_DTYPE_E4M3, LOWP_DTYPE_E5M2 or LOWP_DTYPE_E2M1",
                 name, static_cast<int>(dtype));
-  return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->scaling %d does not fit %s->dtype %d; expected %s", name,
+  return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->scaling %d does not fit %s->dtype %d; expected one of %s", name,
               static_cast<int>(scaling), name, static_cast<int>(dtype), scalings.c_str());
 }
 

@@ -43,7 +43,7 @@ extern const Recipe kFp8PerTensor = {
     "FP8 DELAYED/CURRENT scaling",
     {LOWP_DTYPE_E4M3, LOWP_DTYPE_E5M2},
     {LOWP_SCALING_DELAYED, LOWP_SCALING_CURRENT},
-    "LOWP_SCALING_DELAYED or LOWP_SCALING_CURRENT",
+    "LOWP_SCALING_DELAYED, LOWP_SCALING_CURRENT",
     /*fuses_dact=*/true,
     {validate, make_args, fp8_quantize_cpu, fp8_quantize_cuda},
     {validate_dequantize, make_dequantize_args, fp8_dequantize_cpu, fp8_dequantize_cuda},
