@@ -21,18 +21,19 @@ lowp_status run(const RecipeOp<Call, Args>& op, const Call& c, void* stream) {
 }  // namespace
 
 lowp_status find_recipe(lowp_dtype dtype, lowp_scaling scaling, const char* name, const Recipe** out) {
-  std::string scalings;  // of the recipes that make dtype
   for (const Recipe* r : recipe_table()) {
     if (r->takes(dtype, scaling)) {
       *out = r;
       return LOWP_SUCCESS;
     }
-    if (r->makes(dtype)) scalings += std::string(scalings.empty() ? "" : ", ") + r->scaling_names;
   }
+  std::string scalings;  // of the recipes that make dtype, for the message
+  for (const Recipe* r : recipe_table())
+    if (r->makes(dtype)) scalings += std::string(scalings.empty() ? "" : ", ") + r->scaling_names;
   if (scalings.empty())
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->dtype is %d; expected LOWP_DTYPE_E4M3, LOWP_DTYPE_E5M2 or LOWP_DTYPE_E2M1",
                 name, static_cast<int>(dtype));
-  return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->scaling %d does not fit %s->dtype %d; expected %s", name,
+  return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->scaling %d does not fit %s->dtype %d; expected one of %s", name,
               static_cast<int>(scaling), name, static_cast<int>(dtype), scalings.c_str());
 }
 

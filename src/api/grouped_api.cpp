@@ -12,26 +12,27 @@
 namespace lowp {
 namespace {
 
-// Host-memory layouts are checked here, member by member; device-memory layouts on the device.
+// Host-memory layouts are checked here by the host's member walk, device-memory layouts on the
+// device (cuda/group/fp8_grouped.cu), with the same rule (group_member_ok).
 lowp_status check_host_layout(const GroupLayout& L, const char* name) {
-  for (int64_t t = 0; t < L.n; ++t) {
-    const int64_t f = L.first[t], l = L.last[t], o = L.offsets[t];
-    if (f < 0 || l < 0)
-      return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s member %lld has negative dims %lld x %lld", name,
-                  static_cast<long long>(t), static_cast<long long>(f), static_cast<long long>(l));
-    if (t > 0 && !member_after(o, L.first[t - 1], L.last[t - 1], L.offsets[t - 1]))
-      return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                  "%s member %lld starts at element %lld, inside the previous member (which ends at %lld); "
-                  "members must be in order without overlap",
-                  name, static_cast<long long>(t), static_cast<long long>(o),
-                  static_cast<long long>(L.offsets[t - 1] + L.first[t - 1] * L.last[t - 1]));
-    if (!member_in_bounds(f, l, o, L.total_elements))
-      return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                  "%s member %lld (%lld x %lld at element %lld) runs past total_elements %lld", name,
-                  static_cast<long long>(t), static_cast<long long>(f), static_cast<long long>(l),
-                  static_cast<long long>(o), static_cast<long long>(L.total_elements));
-  }
-  return LOWP_SUCCESS;
+  int64_t unused;
+  const int64_t t = first_bad_member(
+      L.n, [](int64_t) { return int64_t{0}; },
+      [&](int64_t u, int64_t) { return group_member_ok(L.first, L.last, L.offsets, u, L.total_elements); }, &unused);
+  if (t == L.n) return LOWP_SUCCESS;
+  const int64_t f = L.first[t], l = L.last[t], o = L.offsets[t];  // member t breaks the rule; the earlier ones keep it
+  if (f < 0 || l < 0)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s member %lld has negative dims %lld x %lld", name,
+                static_cast<long long>(t), static_cast<long long>(f), static_cast<long long>(l));
+  if (t > 0 && !member_after(o, L.first[t - 1], L.last[t - 1], L.offsets[t - 1]))
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "%s member %lld starts at element %lld, inside the previous member (which ends at %lld); "
+                "members must be in order without overlap",
+                name, static_cast<long long>(t), static_cast<long long>(o),
+                static_cast<long long>(L.offsets[t - 1] + L.first[t - 1] * L.last[t - 1]));
+  return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s member %lld (%lld x %lld at element %lld) runs past total_elements %lld",
+              name, static_cast<long long>(t), static_cast<long long>(f), static_cast<long long>(l),
+              static_cast<long long>(o), static_cast<long long>(L.total_elements));
 }
 
 // The group's own fields; returns its layout and where the layout arrays live.

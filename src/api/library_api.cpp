@@ -1,5 +1,5 @@
 // C entry points about the library itself and its growable structs: errors, version, backends,
-// the initialisers (core/growable.h) and the NVFP4 role presets of lowp_quant_config (SPEC §8).
+// the initialisers (core/growable.h) and the NVFP4 role presets of lowp_quant_config (numerics §8).
 #include "core/backends.h"
 #include "core/error.h"
 #include "core/growable.h"

@@ -1,8 +1,8 @@
-// C entry points of grouped NVFP4 per-token (SPEC §5, "Grouped"): N members split along the rows
+// C entry points of grouped NVFP4 per-token (numerics §5, "Grouped"): N members split along the rows
 // of one tensor, quantized (lowp_nvfp4_grouped_quantize) or their K1 alone
 // (lowp_nvfp4_grouped_amax) in one call, and the buffer sizes of every split. The per-token
 // recipe's rules (recipes/nvfp4_per_token.h) apply to the whole tensor; the group's own are here.
-// Every rule is checked before any memory is touched (SPEC §9); host member_rows are checked here,
+// Every rule is checked before any memory is touched (numerics §9); host member_rows are checked here,
 // device ones on the device (cuda/group/nvfp4_prep.cu) with the same rules.
 #include <algorithm>
 
@@ -51,27 +51,27 @@ lowp_status group_row_multiple(const lowp_quant_config& c, bool columnwise, cons
   return LOWP_SUCCESS;
 }
 
-// Host member_rows: every member valid (group_layout_rules.h) and together they cover x exactly.
+// Host member_rows: every member valid and together they cover x exactly, by the host's member
+// walk (device member_rows: the same rule on the device, cuda/group/nvfp4_prep.cu).
 lowp_status check_host_member_rows(const int64_t* rows, int64_t n, int64_t total, const RowMultiple& mult) {
-  int64_t start = 0;
-  for (int64_t t = 0; t < n; ++t) {
-    const int64_t m = rows[t];
-    if (!member_rows_ok(m, start, total, mult.value)) {
-      if (m < 0) return fail(LOWP_ERROR_INVALID_ARGUMENT, "member_rows[%lld] is %lld; must be >= 0", ll(t), ll(m));
-      if (m > total - start)
-        return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                    "member_rows[%lld] is %lld: members 0..%lld have more rows than x->rows (%lld); the "
-                    "members must cover x exactly",
-                    ll(t), ll(m), ll(t), ll(total));
-      return fail(LOWP_ERROR_INVALID_ARGUMENT, "member_rows[%lld] is %lld; %s needs every member's rows %% %lld == 0",
-                  ll(t), ll(m), mult.why, ll(mult.value));
-    }
-    start += m;
-  }
-  if (start != total)
+  int64_t start;
+  const int64_t t = first_bad_member(
+      n, [&](int64_t u) { return rows[u]; },
+      [&](int64_t u, int64_t before) { return member_rows_ok(rows[u], before, total, mult.value); }, &start);
+  if (t == n) {
+    if (start == total) return LOWP_SUCCESS;
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "member_rows sum to %lld but x->rows is %lld; the members must cover x exactly", ll(start), ll(total));
-  return LOWP_SUCCESS;
+  }
+  const int64_t m = rows[t];
+  if (m < 0) return fail(LOWP_ERROR_INVALID_ARGUMENT, "member_rows[%lld] is %lld; must be >= 0", ll(t), ll(m));
+  if (m > total - start)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "member_rows[%lld] is %lld: members 0..%lld have more rows than x->rows (%lld); the "
+                "members must cover x exactly",
+                ll(t), ll(m), ll(t), ll(total));
+  return fail(LOWP_ERROR_INVALID_ARGUMENT, "member_rows[%lld] is %lld; %s needs every member's rows %% %lld == 0",
+              ll(t), ll(m), mult.why, ll(mult.value));
 }
 
 // Backend of a grouped call (data space), its workspace, and host member_rows checked up front.

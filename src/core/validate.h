@@ -1,4 +1,4 @@
-// Argument checks every layer above the backends shares (SPEC §9: all of them run before any
+// Argument checks every layer above the backends shares (numerics §9: all of them run before any
 // memory is touched). Each returns LOWP_SUCCESS or a failure whose message names the argument and
 // the rule.
 #pragma once

@@ -29,13 +29,7 @@ lowp_status make_dequantize_args(const DequantizeCall& c, DequantizeArgs* a, Mem
   return fp8_dequantize_args(c, c.q.scale_inv, false, a, space);
 }
 
-lowp_status sizes(int64_t rows, int64_t cols, lowp_quantized_sizes* out) {
-  lowp_quantized_sizes s{};
-  s.data_bytes[0] = s.data_bytes[1] = static_cast<size_t>(rows) * static_cast<size_t>(cols);
-  s.tensor_scale_bytes = sizeof(float);
-  *out = s;
-  return LOWP_SUCCESS;
-}
+lowp_status sizes(int64_t rows, int64_t cols, lowp_quantized_sizes* out) { return fp8_sizes(rows, cols, false, out); }
 
 }  // namespace
 
@@ -43,7 +37,7 @@ extern const Recipe kFp8PerTensor = {
     "FP8 DELAYED/CURRENT scaling",
     {LOWP_DTYPE_E4M3, LOWP_DTYPE_E5M2},
     {LOWP_SCALING_DELAYED, LOWP_SCALING_CURRENT},
-    "LOWP_SCALING_DELAYED or LOWP_SCALING_CURRENT",
+    "LOWP_SCALING_DELAYED, LOWP_SCALING_CURRENT",
     /*fuses_dact=*/true,
     {validate, make_args, fp8_quantize_cpu, fp8_quantize_cuda},
     {validate_dequantize, make_dequantize_args, fp8_dequantize_cpu, fp8_dequantize_cuda},

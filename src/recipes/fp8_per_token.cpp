@@ -42,14 +42,7 @@ lowp_status make_dequantize_args(const DequantizeCall& c, DequantizeArgs* a, Mem
   return fp8_dequantize_args(c, static_cast<const float*>(c.part.scale_inv), true, a, space);
 }
 
-lowp_status sizes(int64_t rows, int64_t cols, lowp_quantized_sizes* out) {
-  lowp_quantized_sizes s{};
-  s.data_bytes[0] = s.data_bytes[1] = static_cast<size_t>(rows) * static_cast<size_t>(cols);
-  s.scale_inv_bytes[0] = s.amax_bytes[0] = sizeof(float) * static_cast<size_t>(rows);
-  s.scale_inv_bytes[1] = s.amax_bytes[1] = sizeof(float) * static_cast<size_t>(cols);
-  *out = s;
-  return LOWP_SUCCESS;
-}
+lowp_status sizes(int64_t rows, int64_t cols, lowp_quantized_sizes* out) { return fp8_sizes(rows, cols, true, out); }
 
 }  // namespace
 

@@ -64,6 +64,19 @@ lowp_status fp8_dequantize_args(const DequantizeCall& c, const float* scale_inv,
   return check_same_space({{a->fp8.codes, "codes"}, {a->fp8.scale_inv, "scale_inv"}, {a->fp8.out, "out->data"}}, space);
 }
 
+lowp_status fp8_sizes(int64_t rows, int64_t cols, bool per_token, lowp_quantized_sizes* out) {
+  lowp_quantized_sizes s{};
+  s.data_bytes[0] = s.data_bytes[1] = static_cast<size_t>(rows) * static_cast<size_t>(cols);
+  if (per_token) {
+    s.scale_inv_bytes[0] = s.amax_bytes[0] = sizeof(float) * static_cast<size_t>(rows);
+    s.scale_inv_bytes[1] = s.amax_bytes[1] = sizeof(float) * static_cast<size_t>(cols);
+  } else {
+    s.tensor_scale_bytes = sizeof(float);
+  }
+  *out = s;
+  return LOWP_SUCCESS;
+}
+
 lowp_status fp8_quantize_cpu(const QuantizeArgs& a) { return cpu::fp8_quantize(a.fp8); }
 lowp_status fp8_quantize_cuda(const QuantizeArgs& a, void* stream) { return cuda::fp8_quantize(a.fp8, stream); }
 lowp_status fp8_dequantize_cpu(const DequantizeArgs& a) { return cpu::fp8_dequantize(a.fp8); }

@@ -18,6 +18,10 @@ lowp_status fp8_space(const Fp8QuantizeArgs& a, MemorySpace* space);
 lowp_status fp8_dequantize_args(const DequantizeCall& c, const float* scale_inv, bool per_row, DequantizeArgs* a,
                                 MemorySpace* space);
 
+// Codes of both copies (one byte per element), and the scales and amaxes: one float per
+// orientation row of each copy with per_token, else one each of the tensor's scale, scale_inv, amax.
+lowp_status fp8_sizes(int64_t rows, int64_t cols, bool per_token, lowp_quantized_sizes* out);
+
 lowp_status fp8_quantize_cpu(const QuantizeArgs& a);
 lowp_status fp8_quantize_cuda(const QuantizeArgs& a, void* stream);
 lowp_status fp8_dequantize_cpu(const DequantizeArgs& a);

@@ -1,5 +1,5 @@
 // Recipe: NVFP4 (E2M1 codes, UE4M3 block scales of 16 elements) with one outer amax per copy
-// (SPEC §3, §4, §6, §7): 1D or 2D (16x16) blocks, RHT on the columnwise copy, its amax exact or
+// (numerics §3, §4, §6, §7): 1D or 2D (16x16) blocks, RHT on the columnwise copy, its amax exact or
 // estimated, stochastic rounding, compact or swizzled scales.
 #include <cmath>
 

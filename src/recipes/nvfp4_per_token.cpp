@@ -1,4 +1,4 @@
-// Recipe: NVFP4 per-token (SPEC §3, §5, §6, §7): one outer amax per row of each copy (K1, also
+// Recipe: NVFP4 per-token (numerics §3, §5, §6, §7): one outer amax per row of each copy (K1, also
 // callable alone), then the encode of both copies (K2); RHT on the columnwise copy in fp32,
 // stochastic rounding, compact or swizzled scales.
 #include "recipes/nvfp4_per_token.h"

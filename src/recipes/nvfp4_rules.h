@@ -1,6 +1,6 @@
 // What the NVFP4 recipes (per-tensor, per-token) share: q's outputs for x, the cfg knobs both
 // read alike, the backend arguments of a part, the dequantize of one orientation and the buffer
-// sizes. Messages name the argument and the rule (SPEC §9).
+// sizes. Messages name the argument and the rule (numerics §9).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -61,7 +61,7 @@ struct Recipe {
   const char* name;  // in messages, e.g. "NVFP4 per-token"
   lowp_dtype dtypes[2];     // the quantized dtypes it makes (a second entry repeats the first when one)
   lowp_scaling scalings[2]; // the scalings that select it (likewise)
-  const char* scaling_names;  // the scalings, as messages list them ("LOWP_SCALING_X or ...")
+  const char* scaling_names;  // the scalings, as messages list them ("LOWP_SCALING_X, ...")
   bool fuses_dact;            // lowp_quantize_dact runs it
   RecipeOp<QuantizeCall, QuantizeArgs> quantize;
   RecipeOp<DequantizeCall, DequantizeArgs> dequantize;

@@ -412,7 +412,7 @@ TEST(Nvfp4PerTokenGroupedGpu, WorstSplitMatchesCpu) {
 // Device rows, so the launches are sized for the worst split and carry surplus blocks: splits with
 // more live row tiles than ceil(R / 128) (the first five), equal 128-row splits (the most surplus
 // for their rows), one of several waves (R = 4096), and declared row multiples. Any other way of
-// sizing such launches (perf-notes: the folded launch) must pass these too.
+// sizing such launches (docs/perf/grouped.md: the folded launch) must pass these too.
 TEST(Nvfp4PerTokenGroupedGpu, DeviceRowsSurplusLaunchMatchesCpu) {
   LOWP_REQUIRE_GPU();
   Tally tally("nvfp4 grouped device rows, surplus launch gpu==cpu");

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.h"
@@ -29,7 +30,7 @@ inline lowp_status check_cuda(cudaError_t e, const char* what) {
 }
 
 // The (kernel, device) pairs whose carveout is set: a lookup under a lock instead of a driver
-// call per launch (cudaFuncSetAttribute: 0.3-0.4 us, measured on the H100). A cudaDeviceReset
+// call per launch (cudaFuncSetAttribute costs about a third of a microsecond). A cudaDeviceReset
 // drops the attribute but not this record; later launches then run with the default carveout,
 // slower but correct.
 struct CarveoutRecord {
@@ -44,7 +45,7 @@ inline CarveoutRecord& carveout_record() {
 // Asks for the largest shared-memory carveout for kernel, once per device. The encode tile
 // kernels need it for 5 blocks per SM; kernels that an encode launches early after must ask for
 // it too, or the SMs they occupy keep a smaller carveout and take few of the early encode blocks
-// (measured: the early launch then lost up to 7 us).
+// (the early launch then loses much of its gain).
 template <typename... Params>
 lowp_status prefer_shared_carveout(void (*kernel)(Params...), const char* op) {
   int device = 0;
@@ -92,6 +93,19 @@ __host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_c
 struct Bf16 { using Raw = uint16_t; };
 struct F16 { using Raw = uint16_t; };
 struct F32 { using Raw = float; };
+
+// Calls f(std::bool_constant<b>{}...) with run-time flags b as template arguments: the launchers'
+// one step from a launch plan to a kernel instantiation. f's body decides (if constexpr) which
+// combinations have a kernel.
+template <typename F>
+lowp_status with_flags(F&& f) {
+  return f();
+}
+template <typename F, typename... Flags>
+lowp_status with_flags(F&& f, bool first, Flags... rest) {
+  return with_flags([&](auto... later) { return first ? f(std::true_type{}, later...) : f(std::false_type{}, later...); },
+                    rest...);
+}
 
 // Calls f(T{}) with the element type of an input dtype: bf16, fp16, else fp32 (validated).
 template <typename F>

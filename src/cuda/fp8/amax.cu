@@ -5,20 +5,19 @@
 
 #include "cuda/common/common.cuh"
 #include "core/backends.h"
+#include "cuda/fp8/heuristics.h"
 
 namespace lowp::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kScalarPerThread = 4;  // elements per thread the scalar kernel's grid is sized for
-constexpr int kVecsPerThread = 16;   // 16-byte loads per thread, all in flight at once (vector kernel)
-constexpr int64_t kChunk = int64_t{kThreads} * kVecsPerThread;  // vectors per block
+constexpr int kVecsPerThread = fp8::heuristics::kAmaxVectorsPerThread;  // all in flight at once
+constexpr int64_t kChunk = int64_t{kThreads} * kVecsPerThread;         // vectors per block
 
 // Aligned x: each block folds one chunk of kChunk vectors (a grid-stride loop over chunks only
-// past 2^31 blocks), loaded all at once and folded raw (fold_raw), then one atomic per block.
-// Measured 0.993 of the copy at 16384 x 8192 bf16, where the earlier persistent grid-stride loop
-// (four loads in flight, a float conversion per element) gave 0.974 in an earlier run. Block 0
-// also folds the n % V trailing elements.
+// past 2^31 blocks), loaded all at once and folded raw (fold_raw), then one atomic per block:
+// many loads in flight and no float conversion per element keep it at the copy bandwidth. Block
+// 0 also folds the n % V trailing elements.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) amax_vec_kernel(const typename T::Raw* x, int64_t n, float* amax) {
   __shared__ uint32_t scratch[kThreads / 32];
@@ -167,8 +166,7 @@ lowp_status launch_amax(const DenseView& x, float* amax, cudaStream_t s) {
     LOWP_TRY(prefer_shared_carveout(amax_vec_kernel<T>, "amax: carveout"));
     amax_vec_kernel<T><<<static_cast<unsigned>(grid), kThreads, 0, s>>>(p, n, amax);
   } else {
-    const int64_t want = (n + kThreads * kScalarPerThread - 1) / (kThreads * kScalarPerThread);
-    const int grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, int64_t{sm_count()} * 8)));
+    const int grid = fp8::heuristics::amax_scalar_grid(n, kThreads, sm_count());
     amax_scalar_kernel<T><<<grid, kThreads, 0, s>>>(p, n, amax);
   }
   return check_launch("amax kernel");
@@ -182,9 +180,7 @@ lowp_status launch_amax_per_token(const DenseView& x, float* row_amax, float* co
   const bool vec = aligned16(p) && x.cols % kVec<T> == 0;
   const int64_t strip = 64 * (vec ? kVec<T> : 1);  // the kernel's kStrip
   const int64_t col_blocks = (x.cols + strip - 1) / strip;
-  // Enough blocks to fill the GPU four times over, each walking at least 32 rows.
-  const int64_t target_blocks = int64_t{sm_count()} * 4;
-  int64_t row_blocks = std::max<int64_t>(1, std::min<int64_t>((x.rows + 31) / 32, (target_blocks + col_blocks - 1) / col_blocks));
+  int64_t row_blocks = fp8::heuristics::amax_per_token_row_blocks(x.rows, col_blocks, sm_count());
   const int64_t rows_per_block = (x.rows + row_blocks - 1) / row_blocks;
   row_blocks = (x.rows + rows_per_block - 1) / rows_per_block;
   const int64_t grid = row_blocks * col_blocks;

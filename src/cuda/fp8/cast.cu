@@ -5,6 +5,7 @@
 
 #include "cuda/common/common.cuh"
 #include "core/backends.h"
+#include "cuda/fp8/heuristics.h"
 #include "cuda/fp8/tile_loop.cuh"
 
 namespace lowp::cuda {
@@ -61,8 +62,8 @@ lowp_status run(const Fp8QuantizeArgs& a, cudaStream_t st) {
   src.n_tiles = ((a.x.rows + kTileRows - 1) / kTileRows) * src.col_tiles;
   if (src.n_tiles > 0x7FFFFFFF) return fail(LOWP_ERROR_UNSUPPORTED, "fp8 cast: more than 2^31 tiles in one tensor");
   if (a.scaling == LOWP_SCALING_CURRENT) {
-    if (kAct == kActNone) {
-      LOWP_TRY(amax(a.x, a.amax, st));  // the flat amax kernel: one read, no tiles needed
+    if (kAct == kActNone && fp8::heuristics::kCurrentAmaxFlatPass) {
+      LOWP_TRY(amax(a.x, a.amax, st));
     } else {
       LOWP_TRY(check_cuda(cudaMemsetAsync(a.amax, 0, sizeof(float), st), "fp8 cast: memset amax"));
       SingleSource pass = src;

@@ -2,7 +2,7 @@
 //
 // A tile is 128 rows x 64 columns of one matrix. On the vector path a thread owns 8 consecutive
 // rows x one 16-byte vector of columns. Lanes run along the columns first, so one warp load
-// reads whole 128-byte lines (ncu: the row-group-first mapping sent 4x the L2 requests).
+// reads whole 128-byte lines (a row-group-first mapping multiplies the L2 requests).
 // Rowwise codes leave as one 4- or 8-byte store per row; each column's 8 codes pack into two
 // 32-bit shared-memory words, and the transposed tile leaves as 16-byte stores of 128
 // contiguous bytes per column. Shared-memory chunks are XOR-swizzled by column group so those

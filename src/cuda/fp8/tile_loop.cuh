@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "cuda/fp8/cast_tile.cuh"
+#include "cuda/fp8/heuristics.h"
 
 namespace lowp::cuda {
 
@@ -23,11 +24,9 @@ struct TileJob {
   float* scale_inv_out;  // per-tensor: 1 / scale
 };
 
-// At least 768 threads per SM (6 blocks of 128): occupancy, not per-thread prefetching, keeps
-// enough loads in flight (a double-buffered version measured slower at 149 registers). The dact
-// variants read two tensors and evaluate exp, so they get twice the registers.
+// Occupancy keeps enough loads in flight (fp8::heuristics::tile_loop_min_blocks).
 template <int kThreads, int kAct>
-constexpr int kMinBlocks = (kAct == kActNone ? 768 : 384) / kThreads;
+constexpr int kMinBlocks = fp8::heuristics::tile_loop_min_blocks(kThreads, kAct != kActNone);
 
 template <typename T, bool kE4M3, int kAct, LoopMode kMode, typename Source>
 __global__ void __launch_bounds__(CastTile<T, kE4M3, kAct>::kThreads, (kMinBlocks<CastTile<T, kE4M3, kAct>::kThreads, kAct>))

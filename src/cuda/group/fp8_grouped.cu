@@ -1,13 +1,12 @@
 // Grouped FP8 (per-tensor scaling per member): one launch sequence for any number of members.
 //
-// A one-block prep kernel validates the member layout on the device, turns each member's tile
-// count into prefix sums in the workspace and initialises per-member state (empty members get
+// A one-block prep kernel validates the member layout on the device (the member walk of
+// group/member_scan.cuh), turns each member's tile count into prefix sums in the workspace and
+// initialises per-member state (empty members get
 // their scale_inv here; everything else is written by the member's first tile). The persistent
 // tile loop then maps each global tile to its member by a warp-wide 32-ary search of the prefix
 // sums, so the work per launch does not depend on N. A bad layout writes nothing: the prep kernel
 // records the first bad member and sets the tile count to zero.
-#include <cub/block/block_scan.cuh>
-
 #include <algorithm>
 #include <climits>
 
@@ -15,6 +14,7 @@
 #include "core/backends.h"
 #include "core/group_layout_rules.h"
 #include "cuda/fp8/tile_loop.cuh"
+#include "cuda/group/member_scan.cuh"
 #include "cuda/group/search.cuh"
 
 namespace lowp::cuda {
@@ -46,47 +46,31 @@ __device__ __forceinline__ int64_t tiles_of(int64_t f, int64_t l) {
   return ((f + kCastTileRows - 1) / kCastTileRows) * ((l + kCastTileCols - 1) / kCastTileCols);
 }
 
+// A member as the walk loads it: its tiles (0 when it breaks the rules) and whether it keeps them.
+struct LoadedMember {
+  long long counts;
+  bool ok;
+};
+
 __global__ void __launch_bounds__(kPrepThreads) prep_kernel(PrepParams p) {
-  using Scan = cub::BlockScan<long long, kPrepThreads>;
-  __shared__ typename Scan::TempStorage scan_storage;
-  __shared__ long long carry;
-  __shared__ unsigned long long first_bad;
   const Layout& L = p.L;
-  int64_t* status = p.ws;
-  int64_t* total_tiles = p.ws + 1;
   int64_t* prefix = p.ws + kGroupedWsHeader;
+  if (threadIdx.x == 0) p.ws[2] = p.ws[3] = 0;  // tile claim counters
+  const MemberWalk<long long> w = scan_members_block<kPrepThreads, long long>(
+      L.n,
+      [&](int64_t t) {
+        const bool ok = group_member_ok(L.first, L.last, L.offsets, t, L.total);
+        return LoadedMember{ok ? static_cast<long long>(tiles_of(L.first[t], L.last[t])) : 0, ok};
+      },
+      [&](int64_t t, const LoadedMember& m, long long before) {
+        prefix[t] = before;
+        return m.ok;
+      });
+  const bool bad = w.first_bad != ULLONG_MAX;
   if (threadIdx.x == 0) {
-    carry = 0;
-    first_bad = ULLONG_MAX;
-    p.ws[2] = p.ws[3] = 0;  // tile claim counters
-  }
-  __syncthreads();
-  for (int64_t base = 0; base < L.n; base += kPrepThreads) {
-    const int64_t t = base + threadIdx.x;
-    long long tiles = 0;
-    if (t < L.n) {
-      const int64_t f = L.first[t], l = L.last[t], o = L.offsets[t];
-      bool ok = member_in_bounds(f, l, o, L.total);
-      if (ok && t > 0) {
-        const int64_t pf = L.first[t - 1], pl = L.last[t - 1], po = L.offsets[t - 1];
-        // A bad predecessor is reported on its own.
-        ok = !member_in_bounds(pf, pl, po, L.total) || member_after(o, pf, pl, po);
-      }
-      if (ok) tiles = tiles_of(f, l);
-      else atomicMin(&first_bad, static_cast<unsigned long long>(t));
-    }
-    long long excl, block_total;
-    Scan(scan_storage).ExclusiveSum(tiles, excl, block_total);
-    if (t < L.n) prefix[t] = carry + excl;
-    __syncthreads();
-    if (threadIdx.x == 0) carry += block_total;
-    __syncthreads();
-  }
-  const bool bad = first_bad != ULLONG_MAX;
-  if (threadIdx.x == 0) {
-    prefix[L.n] = carry;
-    *status = bad ? static_cast<int64_t>(first_bad) + 1 : 0;
-    *total_tiles = bad ? 0 : carry;
+    prefix[L.n] = w.sum;
+    p.ws[0] = bad ? static_cast<int64_t>(w.first_bad) + 1 : 0;  // the layout status
+    p.ws[1] = bad ? 0 : w.sum;                                   // total tiles
   }
   if (bad) return;
   for (int64_t t = threadIdx.x; t < L.n; t += kPrepThreads) {

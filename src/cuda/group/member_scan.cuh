@@ -1,70 +1,53 @@
-// The warp scan of a group of up to 32 members' row counts (member_rows in device memory): each
-// member's first row, row tile and columnwise scale quad, and the layout check of
-// group_layout_rules.h. The group prep builds the member map from it; K1 runs it itself so that
-// it needs no map and may load its tile before the prep has finished.
+// The device-side walk over a group's members that every grouped prep kernel makes (the FP8
+// grouped prep, the NVFP4 per-token group prep): one block takes the members in chunks of its
+// threads, each thread loads its member, a block-wide exclusive scan gives every member the sums
+// of the earlier members' counts, and visit() checks the member against the layout rules
+// (core/group_layout_rules.h) with those sums and stores what the caller keeps. Groups of up to 32
+// members also have a one-warp form for the kernels that look members up themselves
+// (nvfp4_member_scan.cuh, scan_members_warp).
 #pragma once
+#include <cub/block/block_scan.cuh>
+
 #include <climits>
+#include <cstdint>
 
-#include "core/group_layout_rules.h"
-#include "cuda/group/nvfp4_members.h"  // kWarpScanMembers
-#include "cuda/nvfp4/tile_args.h"      // kTile, kBlock
+namespace lowp::cuda {
 
-namespace lowp::cuda::nvfp4 {
-
-__device__ __forceinline__ unsigned long long ceil_div(int64_t m, int64_t d) {
-  return m > 0 ? static_cast<unsigned long long>((m + d - 1) / d) : 0ull;
-}
-
-// A member's rows, row tiles and columnwise scale quads, summed together by one scan.
-struct Counts {
-  unsigned long long v[3];
-};
-__device__ __forceinline__ Counts operator+(const Counts& a, const Counts& b) {
-  return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2]}};
-}
-__device__ __forceinline__ Counts counts_of(int64_t rows) {
-  return {{static_cast<unsigned long long>(rows), ceil_div(rows, kTile), ceil_div(rows, 4 * kBlock)}};
-}
-
-// A group of up to 32 members as one warp scans it (shuffles, no barriers): each lane's
-// exclusive sums, the totals, and the first bad member (ULLONG_MAX: none).
-struct WarpScan {
-  Counts before, sum;
+// What the walk found: the counts of all members, and the first member that broke the rule
+// (ULLONG_MAX: none).
+template <typename Counts>
+struct MemberWalk {
+  Counts sum;
   unsigned long long first_bad;
-  int64_t rows;  // the lane's member's rows (0 past n)
 };
 
-__device__ inline WarpScan scan_members_warp(const int64_t* rows, int64_t n, int64_t total, int64_t multiple) {
-  const int lane = threadIdx.x & 31;
-  const int64_t m = lane < n ? rows[lane] : 0;
-  const Counts own = counts_of(m);
-  Counts inc = own;
-#pragma unroll
-  for (int o = 1; o < kWarpScanMembers; o <<= 1) {
-    Counts up;
-#pragma unroll
-    for (int q = 0; q < 3; ++q) up.v[q] = __shfl_up_sync(0xFFFFFFFFu, inc.v[q], o);
-    if (lane >= o) inc = inc + up;
+// Every thread of the block must call it; every thread gets the result. load(t) -> Item with
+// .counts (the member's summand; sums run in the counts' own arithmetic, so after a bad member
+// they may be anything, but only the first bad member is reported and every sum before it is
+// valid); visit(t, item, before) -> whether member t keeps the rules, `before` the sums of
+// members 0..t-1.
+template <int kThreads, typename Counts, typename Load, typename Visit>
+__device__ MemberWalk<Counts> scan_members_block(int64_t n, Load load, Visit visit) {
+  using Scan = cub::BlockScan<Counts, kThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  __shared__ Counts carry;
+  __shared__ unsigned long long first_bad;
+  if (threadIdx.x == 0) {
+    carry = Counts{};
+    first_bad = ULLONG_MAX;
   }
-  WarpScan w;
-  w.before = inc;  // the exclusive sums: inc less the lane's own counts
-#pragma unroll
-  for (int q = 0; q < 3; ++q) w.before.v[q] -= own.v[q];
-  const bool ok = member_rows_ok(m, static_cast<int64_t>(w.before.v[0]), total, multiple);
-  const unsigned bad = __ballot_sync(0xFFFFFFFFu, lane < n && !ok);
-#pragma unroll
-  for (int q = 0; q < 3; ++q) w.sum.v[q] = __shfl_sync(0xFFFFFFFFu, inc.v[q], 31);  // lanes past n add 0
-  w.first_bad = bad != 0 ? static_cast<unsigned long long>(__ffs(bad) - 1) : ULLONG_MAX;
-  w.rows = m;
-  return w;
+  __syncthreads();
+  for (int64_t base = 0; base < n; base += kThreads) {
+    const int64_t t = base + threadIdx.x;
+    const auto item = t < n ? load(t) : decltype(load(t)){};
+    Counts ex, chunk;
+    Scan(scan_storage).ExclusiveSum(item.counts, ex, chunk);
+    if (t < n && !visit(t, item, carry + ex)) atomicMin(&first_bad, static_cast<unsigned long long>(t));
+    __syncthreads();  // carry and scan_storage are reused
+    if (threadIdx.x == 0) carry = carry + chunk;
+    __syncthreads();
+  }
+  return {carry, first_bad};
 }
 
-// The layout rule on a scan's results: no member breaks the rules (first_bad: ULLONG_MAX) and
-// the rows sum to the total.
-__device__ __forceinline__ bool layout_ok(unsigned long long first_bad, const Counts& sum, int64_t total) {
-  return first_bad == ULLONG_MAX && static_cast<int64_t>(sum.v[0]) == total;
-}
-
-__device__ inline bool scan_valid(const WarpScan& w, int64_t total) { return layout_ok(w.first_bad, w.sum, total); }
-
-}  // namespace lowp::cuda::nvfp4
+}  // namespace lowp::cuda

@@ -6,7 +6,7 @@
 #pragma once
 #include <type_traits>
 
-#include "cuda/group/member_scan.cuh"
+#include "cuda/group/nvfp4_member_scan.cuh"
 #include "cuda/group/nvfp4_members.h"
 #include "cuda/group/search.cuh"
 #include "cuda/nvfp4/tile_args.h"

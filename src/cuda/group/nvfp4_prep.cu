@@ -5,7 +5,6 @@
 // tiles, and nothing zeroed: every later kernel of the call exits without writing. Host rows of
 // up to 32 members skip all of it but the zeroing: the kernels take them as parameters.
 #include <cub/block/block_reduce.cuh>
-#include <cub/block/block_scan.cuh>
 
 #include <algorithm>
 #include <climits>
@@ -14,6 +13,7 @@
 #include "core/grouped_args.h"
 #include "cuda/common/common.cuh"
 #include "cuda/group/member_scan.cuh"
+#include "cuda/group/nvfp4_member_scan.cuh"
 #include "cuda/group/nvfp4_prep.h"
 #include "cuda/common/timeline.cuh"
 
@@ -43,35 +43,22 @@ __device__ void finish_member_map(int64_t* ws, int64_t n, int64_t total, const C
   ws[1] = valid ? static_cast<int64_t>(sum.v[1]) : 0;
 }
 
-// Block 0: the member map and the status. Sums run in unsigned arithmetic: after a bad member
-// they may wrap, but only the first bad member is reported and every prefix before it is a valid
-// partial sum (<= total).
+// A member as the block-wide walk loads it: its rows and what they count.
+struct LoadedMember {
+  int64_t rows;
+  Counts counts;
+};
+
+// Block 0: the member map and the status, by the block-wide member walk (member_scan.cuh) with
+// the rule of group_layout_rules.h.
 __device__ void build_member_map(const int64_t* rows, int64_t n, int64_t total, int64_t multiple, int64_t* ws) {
-  using Scan = cub::BlockScan<Counts, kPrepThreads>;
-  __shared__ typename Scan::TempStorage scan_storage;
-  __shared__ Counts carry;
-  __shared__ unsigned long long first_bad;
-  if (threadIdx.x == 0) {
-    carry = Counts{};
-    first_bad = ULLONG_MAX;
-  }
-  __syncthreads();
-  for (int64_t base = 0; base < n; base += kPrepThreads) {
-    const int64_t t = base + threadIdx.x;
-    const int64_t m = t < n ? rows[t] : 0;
-    Counts ex, sum;
-    Scan(scan_storage).ExclusiveScan(counts_of(m), ex, Counts{}, [](const Counts& a, const Counts& b) { return a + b; }, sum);
-    if (t < n) {
-      const Counts before = carry + ex;
-      if (!member_rows_ok(m, static_cast<int64_t>(before.v[0]), total, multiple))
-        atomicMin(&first_bad, static_cast<unsigned long long>(t));
-      store_entry(ws, n, t, before);
-    }
-    __syncthreads();  // carry and scan_storage are reused
-    if (threadIdx.x == 0) carry = carry + sum;
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) finish_member_map(ws, n, total, carry, first_bad);
+  const MemberWalk<Counts> w = scan_members_block<kPrepThreads, Counts>(
+      n, [&](int64_t t) { return LoadedMember{rows[t], counts_of(rows[t])}; },
+      [&](int64_t t, const LoadedMember& m, const Counts& before) {
+        store_entry(ws, n, t, before);
+        return member_rows_ok(m.rows, static_cast<int64_t>(before.v[0]), total, multiple);
+      });
+  if (threadIdx.x == 0) finish_member_map(ws, n, total, w.sum, w.first_bad);
 }
 
 // build_member_map for groups of up to 32 members: one warp.
@@ -81,9 +68,12 @@ __device__ void build_member_map_warp(const int64_t* rows, int64_t n, int64_t to
   if (threadIdx.x == 0) finish_member_map(ws, n, total, w.sum, w.first_bad);
 }
 
-// The group's validity as block 0 finds it, by a reduction: with every member's rows >= 0 (and
-// % multiple == 0) the prefixes grow, so "each member ends inside total" and "the last
-// ends at total" together say the rows sum to total. The sum saturates at total + 1.
+// The layout check without the map, for the zeroing blocks of groups of more than 32 members,
+// which need only the verdict: a reduction, not the member walk. The walk's scan in every
+// zeroing block cost grouped N = 64 about 1.3 us at 1024 x 2048 (docs/perf/grouped.md). The rule
+// is layout_ok's in another form: with every member's rows >= 0 (and % multiple == 0) the
+// prefixes grow, so "each member ends inside total" and "the last ends at total" together say
+// the rows sum to total. The sum saturates at total + 1.
 __device__ bool layout_valid(const int64_t* rows, int64_t n, int64_t total, int64_t multiple) {
   using Reduce = cub::BlockReduce<unsigned long long, kPrepThreads>;
   __shared__ typename Reduce::TempStorage storage;

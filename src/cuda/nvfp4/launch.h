@@ -33,10 +33,10 @@ lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t 
 
 // Per-token K1 fused with the rowwise encode (token_strips.cu): the row amaxes, the
 // rowwise codes and scales, and the column amaxes (zeroed by the caller, or by a group's prep) in
-// one read of x; K2 then makes the columnwise copy alone. Taken where it was measured faster:
-// 16-bit x of 2048 columns and at least 4096 rows, RN without RHT, compact scales, both
-// orientations made; a single matrix (members = 0), or from 8192 rows a group of up to 32 members
-// (g from prepare_group with the column amaxes to zero).
+// one read of x; K2 then makes the columnwise copy alone. token_strips_ok: the kernel builds the
+// call (16-bit x of 2048 columns, RN without RHT, compact scales, both orientations; a single
+// matrix, members = 0, or a group of up to 32 members, g from prepare_group with the column
+// amaxes to zero) and heuristics::take_token_strips says it pays.
 bool token_strips_ok(const TileArgs& a, const EncodeRecipe& r, int64_t members = 0);
 lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st, const GroupLaunch& g = {});
 

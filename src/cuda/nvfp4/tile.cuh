@@ -98,7 +98,7 @@ __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool li
 // the flips become the butterflies' operand negations instead of an integer op per element.
 // kEvictFirst: the loads of x and the stores are marked evict-first in L2 (chosen in
 // tile_kernels.cu). Nothing is ever marked evict-last: such lines outlive the call and
-// shrink the L2 for every later kernel (docs/perf-notes.md).
+// shrink the L2 for every later kernel (docs/perf/nvfp4-per-token.md).
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false, bool kEvictFirst = false>
 struct Nvfp4Tile : TileThread<T> {
   using Base = TileThread<T>;
@@ -109,9 +109,8 @@ struct Nvfp4Tile : TileThread<T> {
   static constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
   // Per-token RN encodes every block without the clamp to 6 (one instruction per element fewer)
   // and reports the passes that had a block needing it (not normal_unsaturated: a subnormal or
-  // saturated scale, NaN or inf); the kernel then encodes those passes again, clamped. A
-  // per-block choice between two copies of the encode (the per-tensor way) made the per-token
-  // encode slower (docs/perf-notes.md).
+  // saturated scale, NaN or inf); the kernel then encodes those passes again, clamped, which is
+  // cheaper than a per-block choice between two copies of the encode (the per-tensor way).
   static constexpr bool kClampLater = kPerToken && !kSr;
 
   // Dynamic shared memory (the fp32 tile alone is 64 KiB).

@@ -1,9 +1,11 @@
 // The NVFP4 tile kernels (one block per 128 x 128 tile) and their dispatch: the encode of both
 // orientations, and the per-tensor exact post-RHT amax pass (RHT + amax fused, one read of x).
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/common/timeline.cuh"
 #include "cuda/group/nvfp4_member_lookup.cuh"
+#include "cuda/nvfp4/heuristics.h"
 #include "cuda/nvfp4/launch.h"
 #include "cuda/nvfp4/tile.cuh"
 
@@ -59,81 +61,51 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) rht_amax_tile_kernel(Ti
   if (threadIdx.x == 0) atomic_fold(out, acc);
 }
 
-// smem_floor: dynamic shared memory the launch takes at least (to cap its blocks per SM).
+// How the encode kernel runs, planned once per call (heuristics.h decides the tuning).
+struct EncodePlan {
+  unsigned blocks;
+  size_t smem_floor;  // dynamic shared memory the launch takes at least (to cap its blocks per SM)
+  bool early;         // a programmatic dependent launch (launch_kernel)
+  bool per_token, rht, sr;
+  bool default_signs;  // RHT with num::kDefaultRhtSignMask: the kernel with the mask built in
+  bool evict_first;
+};
+
 template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, typename Members>
-lowp_status launch_kernel_of(const TileArgs& a, const Members& g, unsigned blocks, size_t smem_floor, bool early,
-                             cudaStream_t st) {
+lowp_status launch_encode_kernel(const TileArgs& a, const Members& g, const EncodePlan& p, cudaStream_t st) {
   const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst, Members>;
-  const size_t smem = std::max(sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>::Smem), smem_floor);
+  const size_t smem = std::max(sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>::Smem), p.smem_floor);
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
   // The opt-in is per device and, unlike the carveout hint, not recorded: after a cudaDeviceReset
   // a launch without it fails. Set on every launch that needs it (fp32 tiles, capped launches).
   if (smem > 48 * 1024)
     LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                         "nvfp4 encode: shared memory opt-in"));
-  return launch_kernel(kernel, blocks, Geometry<T>::kThreads, smem, st, early, "nvfp4 encode tile kernel", a, g);
+  return launch_kernel(kernel, p.blocks, Geometry<T>::kThreads, smem, st, p.early, "nvfp4 encode tile kernel", a, g);
 }
 
-// Measured (docs/perf-notes.md): when x fits in L2, evict-first loads and stores make the
-// per-token composite up to 5% faster (likely because K1 left most of x there and the codes then
-// evict the tiles already encoded, not those still to come); at 5x L2 up to 11% slower. Past the
-// L2 the stores stay plain: evict-last ones were 2.7-4.4% faster back to back, but their lines
-// outlived the call and made a later 33.5 MB composite 3-4% slower.
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, typename Members>
-lowp_status launch_with(const TileArgs& a, const Members& g, unsigned blocks, size_t smem_floor, bool early, cudaStream_t st) {
-  if constexpr (kPerToken)
-    if (a.rows * a.cols * static_cast<int64_t>(sizeof(typename T::Raw)) <= l2_cache_bytes())
-      return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, true>(a, g, blocks, smem_floor, early, st);
-  return launch_kernel_of<T, kPerToken, kRht, kSr, kDefaultSigns, false>(a, g, blocks, smem_floor, early, st);
+// The kernel of a plan. Only what a plan can ask for is instantiated: the built-in sign mask with
+// RHT, evict-first and member rows by value (InlineMembers) with per-token.
+template <typename T, typename Members>
+lowp_status launch_encode(const TileArgs& a, const Members& g, const EncodePlan& p, cudaStream_t st) {
+  constexpr bool kInline = std::is_same_v<Members, InlineMembers>;
+  return with_flags(
+      [&](auto per_token, auto rht, auto sr, auto signs, auto evict_first) {
+        constexpr bool kPerToken = decltype(per_token)::value, kRht = decltype(rht)::value;
+        constexpr bool kSigns = decltype(signs)::value, kEvictFirst = decltype(evict_first)::value;
+        if constexpr ((kSigns && !kRht) || ((kEvictFirst || kInline) && !kPerToken))
+          return fail(LOWP_ERROR_INTERNAL, "nvfp4 encode: no kernel for this plan");
+        else
+          return launch_encode_kernel<T, kPerToken, kRht, decltype(sr)::value, kSigns, kEvictFirst>(a, g, p, st);
+      },
+      p.per_token, p.rht, p.sr, p.default_signs, p.evict_first);
 }
 
-// A launch sized for the worst split (device rows) runs its live tiles first and its surplus
-// blocks after. With 5 blocks per SM the live ones piled up on a few SMs (H100 timeline, N = 8 at
-// 1024 x 4096: 4 live tiles on some SMs, 2 on most). Capped at 3 per SM when the fewest live tiles
-// any split has fit so and every split fits in two rounds of them; measured (H100, graph):
-// equal, uneven and worst splits 3-12% faster at the shapes this caps, the worst split at
-// 1024 x 4096 1-2% slower. A cap of 2 was faster for the equal split but up to 16% slower for
-// splits with more tiles, and larger launches lose more from fewer blocks per SM than they gain
-// (docs/perf-notes.md).
+// A group launch's shared-memory floor: the cap on its blocks per SM (heuristics.h), if any.
 size_t group_smem_floor(const TileArgs& a, const GroupLaunch& g, unsigned blocks) {
-  if (!g.worst_split_sized) return 0;  // every other launch (the single tensor's too) asks nothing more
-  constexpr int kCap = 3;
-  const int64_t one_round = int64_t{kCap} * sm_count();
-  if (blocks > 2 * one_round || tile_count(g.map().total_rows) * a.col_tiles > one_round) return 0;
-  return smem_for_blocks_per_sm(kCap);
-}
-
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false>
-lowp_status launch(const TileArgs& a, const GroupLaunch& g, bool early, cudaStream_t st) {
-  unsigned blocks = 0;
-  LOWP_TRY(launch_blocks(a, g.map(), "nvfp4 encode", &blocks));
-  if (blocks == 0) return LOWP_SUCCESS;
-  if constexpr (kPerToken)  // groups are per-token only
-    if (g.rows_inline) return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.members, blocks, 0, early, st);
-  return launch_with<T, kPerToken, kRht, kSr, kDefaultSigns>(a, g.map(), blocks, group_smem_floor(a, g, blocks), early, st);
-}
-
-// RHT with the default sign mask takes the kernel that has it built in.
-template <typename T, bool kPerToken, bool kSr>
-lowp_status launch_rht(const TileArgs& a, const GroupLaunch& g, bool early, cudaStream_t st) {
-  if (a.sign_mask == num::kDefaultRhtSignMask) return launch<T, kPerToken, true, kSr, true>(a, g, early, st);
-  return launch<T, kPerToken, true, kSr>(a, g, early, st);
-}
-
-template <typename T, bool kPerToken>
-lowp_status launch_variant(const TileArgs& a, const EncodeRecipe& r, const GroupLaunch& g, cudaStream_t st) {
-  const bool e = r.after_amax;
-  if (r.rht) return r.sr ? launch_rht<T, kPerToken, true>(a, g, e, st) : launch_rht<T, kPerToken, false>(a, g, e, st);
-  return r.sr ? launch<T, kPerToken, false, true>(a, g, e, st) : launch<T, kPerToken, false, false>(a, g, e, st);
-}
-
-template <typename T>
-lowp_status launch_recipe(const TileArgs& a, const EncodeRecipe& r, const GroupLaunch& g, cudaStream_t st) {
-  if (!tile_path_ok(a)) {
-    if (g.map().n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: outside the tile path's alignment and shape limits");
-    return encode_blocks(a, r, st);
-  }
-  return r.per_token ? launch_variant<T, true>(a, r, g, st) : launch_variant<T, false>(a, r, g, st);
+  const int cap = heuristics::group_encode_blocks_per_sm(g.worst_split_sized, blocks,
+                                                         tile_count(g.map().total_rows) * a.col_tiles, sm_count());
+  return cap == 0 ? 0 : smem_for_blocks_per_sm(cap);
 }
 
 template <typename T>
@@ -151,7 +123,24 @@ lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
 }  // namespace
 
 lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, const GroupLaunch& g) {
-  return with_input_type(r.in, [&](auto t) { return launch_recipe<decltype(t)>(a, r, g, st); });
+  if (!tile_path_ok(a)) {
+    if (g.map().n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped encode: outside the tile path's alignment and shape limits");
+    return encode_blocks(a, r, st);
+  }
+  EncodePlan p{};
+  LOWP_TRY(launch_blocks(a, g.map(), "nvfp4 encode", &p.blocks));
+  if (p.blocks == 0) return LOWP_SUCCESS;
+  p.early = r.after_amax;
+  p.per_token = r.per_token;  // groups are per-token only
+  p.rht = r.rht;
+  p.sr = r.sr;
+  p.default_signs = r.rht && a.sign_mask == num::kDefaultRhtSignMask;
+  p.evict_first = r.per_token && heuristics::per_token_evict_first(a.rows * a.cols * dtype_bytes(r.in), l2_cache_bytes());
+  p.smem_floor = g.rows_inline ? 0 : group_smem_floor(a, g, p.blocks);
+  return with_input_type(r.in, [&](auto t) {
+    using T = decltype(t);
+    return g.rows_inline ? launch_encode<T>(a, g.members, p, st) : launch_encode<T>(a, g.map(), p, st);
+  });
 }
 
 lowp_status rht_amax(const TileArgs& a, lowp_dtype in, float* out, cudaStream_t st) {

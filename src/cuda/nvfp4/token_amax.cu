@@ -8,6 +8,7 @@
 #include "core/backends.h"
 #include "cuda/common/timeline.cuh"
 #include "cuda/group/nvfp4_member_lookup.cuh"
+#include "cuda/nvfp4/heuristics.h"
 #include "cuda/nvfp4/launch.h"
 #include "cuda/nvfp4/tile_thread.cuh"
 
@@ -94,8 +95,7 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
   wait_for_predecessor();  // the zeroed amaxes (and the prep's map)
   tl.stamp(timeline::kWaited);
   allow_dependents();      // K2 may start loading x (it waits for this launch to finish)
-  // The lookup after the release, so K2's launch does not wait for the member rows' load
-  // (measured: grouped N = 8 2-6% faster than with the lookup before the wait).
+  // The lookup after the release, so K2's launch does not wait for the member rows' load.
   if (kWholeTiles && !locate_row_groups<T>(whole, g, t.tr, member_of)) {  // a bad layout: nothing written
     tl.stamp(timeline::kExit);
     return;
@@ -170,21 +170,18 @@ lowp_status launch_tiles(const TileArgs& a, bool rht, const GroupLaunch& g, cuda
   return g.rows_inline ? go(g.members) : go(g.map());
 }
 
-// Groups take whole-matrix tiles unless their column amaxes need member boundaries inside a
-// 16-row group (rows not multiples of 16; never with RHT, whose column amax needs them). The
-// single tensor keeps the member walk's kernel: the whole-tile kernel's form of it, on the same
-// tiles, made the composite 3.3% slower at 8192 x 2048 (H100; cause not found).
-template <typename T>
-lowp_status launch(const TileArgs& a, bool rht, const GroupLaunch& g, cudaStream_t st) {
-  const MemberMap& m = g.map();
-  if (m.n > 0 && (rht || a.col_amax == nullptr || m.row_multiple % kBlock == 0)) return launch_tiles<T, true>(a, rht, g, st);
-  return launch_tiles<T, false>(a, rht, g, st);
-}
-
 }  // namespace
 
 lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const GroupLaunch& g) {
-  if (token_amax_tile_path_ok(a.x, a.cols, in)) return with_input_type(in, [&](auto t) { return launch<decltype(t)>(a, rht, g, st); });
+  if (token_amax_tile_path_ok(a.x, a.cols, in)) {
+    // Whole-matrix tiles need every 16-row group of x in one member: member rows multiples of 16
+    // (always with RHT, whose column amax runs on 16-row strips), or no column amaxes to split.
+    const MemberMap& m = g.map();
+    const bool whole = heuristics::k1_whole_matrix_tiles(m.n > 0, rht || a.col_amax == nullptr || m.row_multiple % kBlock == 0);
+    return with_input_type(in, [&](auto t) {
+      return with_flags([&](auto w) { return launch_tiles<decltype(t), decltype(w)::value>(a, rht, g, st); }, whole);
+    });
+  }
   if (g.map().n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped per-token amax: the tile path needs x and its rows 16-byte aligned");
   const DenseView x{a.x, in, a.rows, a.cols};
   float* plain_col = rht ? nullptr : a.col_amax;

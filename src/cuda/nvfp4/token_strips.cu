@@ -3,15 +3,16 @@
 // encodes the strip's rowwise copy with them (K2's rules and code, so the same bytes) and keeps its
 // columns' running maxima in registers, folded into col_amax once at the end; the columnwise K2
 // then reads x a second time. The rowwise encode runs while the next strips' copies are in
-// flight, inside K1's DRAM-bound read instead of after it (H100: docs/perf-notes.md). A group of up
+// flight, inside K1's DRAM-bound read instead of after it (docs/perf/nvfp4-per-token.md). A group of up
 // to 32 members walks x the same way, a block taking consecutive strips so that its column maxima
 // change member rarely; only the rowwise scales' rows (each member's padded to 128) and the
 // column amaxes depend on the member.
 #include <algorithm>
 #include <type_traits>
 
-#include "cuda/group/member_scan.cuh"
+#include "cuda/group/nvfp4_member_scan.cuh"
 #include "cuda/group/nvfp4_member_lookup.cuh"  // rows_of
+#include "cuda/nvfp4/heuristics.h"
 #include "cuda/nvfp4/launch.h"
 #include "cuda/nvfp4/tile.cuh"
 
@@ -258,8 +259,7 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm)
     return;
   }
   // The single tensor's column maxima leave through its strip buffers by plain stores and one
-  // barrier: flush_columns here (the buffers zeroed first, shared atomics) made the composite
-  // 0.3-1.6% slower at K = 2048 (H100).
+  // barrier, cheaper here than flush_columns' zeroed buffer and shared atomics.
   __syncthreads();  // every strip done (each copy was waited for): the buffers take the column maxima
   static_assert(sizeof(uint32_t) * kRowStep * kCols <= sizeof(StripSmem::x), "column maxima fit the buffers");
   auto& part = *reinterpret_cast<uint32_t(*)[kRowStep][kCols]>(&sm.x[0][0]);
@@ -276,16 +276,14 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm)
 
 }  // namespace
 
-// Measured (H100, graph): K = 2048 with 4096 rows and up; 1024 rows, and K = 1024, were slower
-// than K1 then K2 (too few strips per block to hide the copies behind the encode). Groups of up to
-// 32 members (the rows scanned by one warp; larger ones take K1 then K2) from 8192 rows: at 4096
-// rows of 8 members the fused pass was 1-4% slower than K1 then K2.
+// What the kernel builds: 16-bit x of kCols columns on the tile path, RN without RHT, compact
+// scales, both copies with their amaxes, a single matrix or a group of up to 32 members (the rows
+// scanned by one warp). Where it builds them, heuristics.h says when it pays.
 bool token_strips_ok(const TileArgs& a, const EncodeRecipe& r, int64_t members) {
   const bool two_byte = r.in == LOWP_DTYPE_BFLOAT16 || r.in == LOWP_DTYPE_FLOAT16;
-  const int64_t min_rows = members == 0 ? 4096 : 8192;
   const bool both = a.row_codes != nullptr && a.col_codes != nullptr && a.row_amax != nullptr && a.col_amax != nullptr;
-  return two_byte && r.per_token && !r.rht && !r.sr && !a.swizzled && both && a.cols == kCols && a.rows >= min_rows &&
-         members <= kWarpScanMembers && tile_path_ok(a);
+  return two_byte && r.per_token && !r.rht && !r.sr && !a.swizzled && both && a.cols == kCols &&
+         heuristics::take_token_strips(a.rows, members) && members <= kWarpScanMembers && tile_path_ok(a);
 }
 
 lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st, const GroupLaunch& g) {
@@ -295,7 +293,7 @@ lowp_status token_strips(const TileArgs& a, lowp_dtype in, cudaStream_t st, cons
   const int64_t strips = (m.n == 0 ? tile_count(a.rows) * kTile : a.rows) / kStripRows;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(int64_t{kBlocksPerSm} * sm_count(), strips));
   if (grid == 0) return LOWP_SUCCESS;
-  const bool evict_first = a.rows * a.cols * 2 <= l2_cache_bytes();
+  const bool evict_first = heuristics::per_token_evict_first(a.rows * a.cols * 2, l2_cache_bytes());
   const auto go = [&](auto kernel, const auto& members, size_t smem) {
     LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 per-token strips: carveout"));  // K2 lands on these SMs early
     LOWP_TRY(check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
