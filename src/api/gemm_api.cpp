@@ -6,7 +6,7 @@
 
 #include "core/gemm_args.h"
 #include "core/error.h"
-#include "gemm_operands.h"
+#include "api/gemm_operands.h"
 #include "lowp/gemm.h"
 #include "numerics/gemm.h"
 #include "core/validate.h"

@@ -1,4 +1,4 @@
-#include "gemm_operands.h"
+#include "api/gemm_operands.h"
 
 #include <cstdio>
 

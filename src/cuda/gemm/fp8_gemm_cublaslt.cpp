@@ -5,7 +5,7 @@
 //
 // Descriptors live on the stack (the *Init calls, no allocation per call); the handle is one per
 // device and the algorithm choice one per problem, both cached under a lock for the process.
-#include "fp8_gemm_cublaslt.h"
+#include "cuda/gemm/fp8_gemm_cublaslt.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "core/error.h"
-#include "gemm_workspace.h"
+#include "cuda/gemm/gemm_workspace.h"
 
 namespace lowp::cuda {
 namespace {

@@ -1,8 +1,8 @@
 // The CUDA backend of lowp_gemm: FP8 to cuBLASLt, NVFP4 to nvfp4_gemm (fused kernel or the
 // exact fallback).
 #include "core/gemm_args.h"
-#include "fp8_gemm_cublaslt.h"
-#include "nvfp4_gemm.h"
+#include "cuda/gemm/fp8_gemm_cublaslt.h"
+#include "cuda/gemm/nvfp4_gemm.h"
 
 namespace lowp::cuda {
 namespace {

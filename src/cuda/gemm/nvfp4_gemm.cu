@@ -1,10 +1,10 @@
 // nvfp4_gemm.h's entry points: the kernel choice for an NVFP4 GEMM (docs/perf/nvfp4-gemm.md).
-#include "nvfp4_gemm.h"
+#include "cuda/gemm/nvfp4_gemm.h"
 
-#include "gemm_workspace.h"
-#include "nvfp4_gemm_fused.h"
-#include "nvfp4_gemm_simple.h"
-#include "nvfp4_gemm_two_stage.h"
+#include "cuda/gemm/gemm_workspace.h"
+#include "cuda/gemm/nvfp4_gemm_fused.h"
+#include "cuda/gemm/nvfp4_gemm_simple.h"
+#include "cuda/gemm/nvfp4_gemm_two_stage.h"
 
 namespace lowp::cuda {
 

@@ -8,7 +8,7 @@
 #include "cuda/common/common.cuh"
 #include "numerics/gemm.h"
 #include "numerics/swizzle.h"
-#include "nvfp4_gemm_simple.h"
+#include "cuda/gemm/nvfp4_gemm_simple.h"
 
 namespace lowp::cuda {
 namespace {
