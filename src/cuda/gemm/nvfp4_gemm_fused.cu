@@ -2,8 +2,6 @@
 // persistent kernel with the outer-scale epilogue (nvfp4_epilogue_sm90.cuh).
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 
-#include <cstdlib>
-
 #include "cuda/gemm/nvfp4_epilogue_sm90.cuh"
 #include "cuda/gemm/nvfp4_gemm_fused.h"
 #include "cuda/gemm/nvfp4_mainloop_sm90.cuh"
@@ -13,10 +11,7 @@
 namespace lowp::cuda {
 namespace gemm_sm90 {
 
-#ifndef LOWP_NVFP4_GEMM_STAGES
-#define LOWP_NVFP4_GEMM_STAGES 4
-#endif
-using Mainloop = Nvfp4Mainloop<LOWP_NVFP4_GEMM_STAGES>;
+using Mainloop = Nvfp4Mainloop<4>;  // with 2 decode buffers, what fits beside the fp32 + C epilogue
 using FusedEpilogue = OuterScaleEpilogue<Mainloop::TileShape>;
 
 template <class ElementD, bool kAccumulate>
@@ -25,9 +20,6 @@ lowp_status run_fused(const Nvfp4GemmArgs& a, int sms, cudaStream_t stream) {
   using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue,
                                                       cutlass::gemm::PersistentScheduler>;
   typename Mainloop::Arguments mainloop{a.a.codes, a.b.codes, a.a.scales, a.b.scales};
-#ifdef LOWP_GEMM_DEBUG_VARIANTS
-  if (const char* v = getenv("LOWP_GEMM_DEBUG")) mainloop.debug = atoi(v);
-#endif
   cutlass::KernelHardwareInfo hw;
   hw.sm_count = sms;
   typename Kernel::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,

@@ -84,9 +84,6 @@ struct Nvfp4Mainloop {
     const uint8_t* codes_b;   // N x K/2 bytes
     const uint8_t* scales_a;  // swizzled UE4M3, [roundup(M,128)][roundup(K/16,4)]
     const uint8_t* scales_b;
-#ifdef LOWP_GEMM_DEBUG_VARIANTS
-    int debug = 0;
-#endif
   };
 
   using TmaA = decltype(make_tma_copy(SM90_TMA_LOAD{},
@@ -106,9 +103,6 @@ struct Nvfp4Mainloop {
     int32_t b_row_chunks;  // roundup(N,128) / 128
     int32_t k_tiles;       // roundup(K/16,4) / 4 = ceil(K/64): chunks per 128-row block
     uint32_t tma_transaction_bytes = kCodeStageBytes + kScaleStageBytes;
-#ifdef LOWP_GEMM_DEBUG_VARIANTS
-    int debug = 0;
-#endif
   };
 
   template <class ProblemShape>
@@ -125,9 +119,6 @@ struct Nvfp4Mainloop {
              args.scales_b,
              static_cast<int32_t>((N + 127) / 128),
              static_cast<int32_t>((K + 63) / 64)};
-#ifdef LOWP_GEMM_DEBUG_VARIANTS
-    p.debug = args.debug;
-#endif
     return p;
   }
 
@@ -238,12 +229,7 @@ struct Nvfp4Mainloop {
   // read by any GMMA (two tiles back); decode; publish to the async proxy; release the stage; GMMA.
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState read_state, FrgTensorC& accum,
-                          int k_tile_count, int thread_idx, TensorStorage& shared, Params const& params) {
-#ifdef LOWP_GEMM_DEBUG_VARIANTS
-    const int debug = params.debug;
-#else
-    constexpr int debug = 0;
-#endif
+                          int k_tile_count, int thread_idx, TensorStorage& shared, Params const&) {
     using Barrier = cutlass::arch::NamedBarrier;
     constexpr uint32_t kFreeBarrier = 0, kReadyBarrier = 1;  // after CUTLASS's reserved ones
 
@@ -267,7 +253,7 @@ struct Nvfp4Mainloop {
       warpgroup_wait<1>();  // this warpgroup's GMMA of tile kt - 2 is done
       Barrier::sync(kConsumerThreads, kFreeBarrier);
       const int stage = read_state.index();
-      if (!(debug & 1)) decode_stage(shared.codes.data() + stage * kCodeStageBytes, shared.scales.data() + stage * kScaleStageBytes,
+      decode_stage(shared.codes.data() + stage * kCodeStageBytes, shared.scales.data() + stage * kScaleStageBytes,
                    dec_a + buf * kBufBytesA, dec_b + buf * kBufBytesB, thread_idx);
       cutlass::arch::fence_view_async_shared();
       Barrier::sync(kConsumerThreads, kReadyBarrier);
@@ -277,7 +263,7 @@ struct Nvfp4Mainloop {
       warpgroup_arrive();
       CUTLASS_PRAGMA_UNROLL
       for (int kb = 0; kb < size<2>(frag_a); ++kb) {
-        if (!(debug & 2)) cute::gemm(tiled_mma, frag_a(_, _, kb, buf), frag_b(_, _, kb, buf), accum);
+        cute::gemm(tiled_mma, frag_a(_, _, kb, buf), frag_b(_, _, kb, buf), accum);
         tiled_mma.accumulate_ = GMMA::ScaleOut::One;
       }
       warpgroup_commit_batch();
