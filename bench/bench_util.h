@@ -241,8 +241,9 @@ inline void print_notes_and_warnings(const RunInfo& run) {
 }
 
 // Opens run.json_path and writes the fields every benchmark's JSON starts with (up to the
-// copy bandwidth). Returns nullptr (after a message) when there is no path or it cannot be written.
-inline FILE* open_json_with_header(const RunInfo& run, bool complete) {
+// copy bandwidth, which a bench that does not measure it leaves out with with_copy = false).
+// Returns nullptr (after a message) when there is no path or it cannot be written.
+inline FILE* open_json_with_header(const RunInfo& run, bool complete, bool with_copy = true) {
   if (run.json_path.empty()) return nullptr;
   FILE* f = std::fopen(run.json_path.c_str(), "w");
   if (f == nullptr) {
@@ -254,6 +255,7 @@ inline FILE* open_json_with_header(const RunInfo& run, bool complete) {
   std::fprintf(f, "  \"device\": \"%s\",\n  \"sms\": %d,\n  \"l2_mb\": %s,\n",
                json_escape(run.device).c_str(), run.sms, jnum(run.l2_mb).c_str());
   std::fprintf(f, "  \"reps\": %d,\n  \"batch\": %d,\n", run.reps, run.batch);
+  if (!with_copy) return f;
   std::fprintf(f,
                "  \"copy\": {\"buffer_gb\": %s, \"gbps_start\": %s, \"gbps_end\": %s, "
                "\"gbps\": %s, \"bytes_counted\": \"read + written\"},\n",
