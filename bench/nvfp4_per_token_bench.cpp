@@ -244,15 +244,7 @@ void print_table() {
 }
 
 // Before a fatal error or crash ends the run: what was measured, and a KEY line naming the failure.
-void dump_partial() {
-  if (!g_run.rows.empty()) print_table();
-  std::string msg = g_fatal_msg[0] != '\0' ? std::string("FAILED during ") + g_phase + ": " + g_fatal_msg
-                                           : std::string("CRASHED during ") + g_phase;
-  if (msg.size() > 400) msg = msg.substr(0, 400) + "...";
-  write_json(false, msg);
-  std::printf("KEY: %s\n", msg.c_str());
-  std::fflush(stdout);
-}
+void dump_partial() { dump_failure(!g_run.rows.empty(), print_table, write_json); }
 
 struct Options : CommonOptions {
   std::vector<Shape> shapes;
