@@ -8,7 +8,10 @@ namespace lowp_cli {
 std::vector<double> to_double(std::span<const float> x, int64_t rows, int64_t cols, bool transpose) {
   std::vector<double> out(x.size());
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) out[static_cast<size_t>(transpose ? c * rows + r : r * cols + c)] = x[static_cast<size_t>(r * cols + c)];
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t to = transpose ? c * rows + r : r * cols + c;
+      out[static_cast<size_t>(to)] = x[static_cast<size_t>(r * cols + c)];
+    }
   return out;
 }
 

@@ -16,8 +16,9 @@ Ops: quantize, quantize_dact, dequantize, amax, amax_per_token, nvfp4_amax_per_t
 fp8_delayed_scaling_update, nvfp4_swizzle_scales, rng_state, rng_advance, grouped_quantize,
 grouped_quantize_dact, grouped_amax, grouped_dequantize, grouped_layout_error,
 nvfp4_grouped_quantize, nvfp4_grouped_amax, quantized_sizes, nvfp4_grouped_sizes,
-grouped_workspace_size, and gemm (D = A . B^T on two quantized tensors). PyTorch tensors go through ``torch.ops.lowp`` operators (lowp.torch), so
-these functions trace under ``torch.compile(fullgraph=True)`` and capture in CUDA graphs.
+grouped_workspace_size, and gemm (D = A . B^T on two quantized tensors). PyTorch tensors go
+through ``torch.ops.lowp`` operators (lowp.torch), so these functions trace under
+``torch.compile(fullgraph=True)`` and capture in CUDA graphs.
 
 Errors: ValueError (an argument breaks a rule; the message names it), NotImplementedError (a
 valid combination lowp does not build), RuntimeError (CUDA). On error nothing is written.

@@ -227,8 +227,8 @@ def _copy_args(q, which, which_arg, name):
         raise ValueError(f"{which_arg}: {name} has no {which} copy")
     scale_inv = q.scale_inv if q.recipe in ("fp8_delayed", "fp8_current") else part.scale_inv
     return (part.data, scale_inv, part.amax, _choice(f"{name}.dtype", q.dtype, QUANTIZED_DTYPES),
-            _choice(f"{name}.recipe", q.recipe, RECIPES), _choice(f"{name}.scale_layout", q.scale_layout, SCALE_LAYOUTS),
-            q.rows, q.cols, orientation)
+            _choice(f"{name}.recipe", q.recipe, RECIPES),
+            _choice(f"{name}.scale_layout", q.scale_layout, SCALE_LAYOUTS), q.rows, q.cols, orientation)
 
 
 def gemm(a: QuantizedTensor, a_copy: str, b: QuantizedTensor, b_copy: str, *, out_dtype: Any = None,
