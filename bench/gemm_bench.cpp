@@ -37,8 +37,8 @@
 // exit status 3 above 0.5; the two NVFP4 paths must also agree to 0.02).
 //
 // Method: CUDA events, median of --reps samples after a warm-up, each sample --batch calls (at
-// least one per buffer set) rotating over buffer sets whose operands together exceed 4x L2 (up to
-// 4 sets; one when an operand alone is that large). Columns: eager and CUDA-graph replay; TFLOP/s
+// least one per buffer set) rotating over buffer sets of operands: enough for 4x L2 together, at
+// most 4, one when a set alone exceeds 4x L2 (so consecutive calls read different operands). Columns: eager and CUDA-graph replay; TFLOP/s
 // and x_bf16 use the graph time (eager, marked *, when the capture failed). A problem lowp cannot
 // run (LOWP_ERROR_UNSUPPORTED) is listed with its message; any other error ends the run with what
 // was measured so far and a KEY line naming the failure.
@@ -488,7 +488,8 @@ uint64_t salt_of(const Dims& d, int tensor, int set) {
          static_cast<uint64_t>(tensor) * 7919u + static_cast<uint64_t>(set) * 104729u;
 }
 
-// Buffer sets whose operands (bytes per set) exceed 4x L2 together; 1 when one set already does.
+// Buffer sets of bytes_per_set: enough for 4x L2 together (at most kMaxSets); 1 when one set
+// alone is that large.
 int sets_for(const Context& c, size_t bytes_per_set) {
   return bytes_per_set >= 4 * c.l2_bytes ? 1 : buffer_sets(c.l2_bytes, bytes_per_set, kMaxSets);
 }

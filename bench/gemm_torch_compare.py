@@ -17,7 +17,7 @@ Rows per shape (one table of ms and ratios):
   lowp_nvfp4_token     lowp.gemm, NVFP4 per-token
 Each op is timed eagerly (CUDA events around a batch of calls, median of --reps after a warm-up)
 and as a CUDA-graph replay of the same batch; ratios use the graph time. Two operand sets
-alternate so no call finds the previous one's operands in L2. x_bf16 = matmul_bf16's time / the
+alternate, so consecutive calls read different operands. x_bf16 = matmul_bf16's time / the
 op's; "vs" is the ratio the issue asks for (lowp_fp8_tensor over scaled_mm_tensor, lowp_fp8_token
 over scaled_mm_rowwise, lowp_nvfp4_* over emu_nvfp4_*: > 1 means lowp is faster). check: the
 largest |difference| to the op it is compared with (torch.matmul for the emulation), over the
