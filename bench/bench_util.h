@@ -234,6 +234,19 @@ inline void close_json_with_warnings(FILE* f, const RunInfo& run) {
   std::fclose(f);
 }
 
+// A bench's g_dump after a fatal error or crash: its table (print, when it measured anything), its
+// JSON marked incomplete with the failure as its key, and a KEY line naming the failure (where the
+// run was and why it ended, at most 400 characters).
+inline void dump_failure(bool measured, void (*print)(), void (*write_json)(bool complete, const std::string& key)) {
+  if (measured) print();
+  std::string msg = g_fatal_msg[0] != '\0' ? std::string("FAILED during ") + g_phase + ": " + g_fatal_msg
+                                           : std::string("CRASHED during ") + g_phase;
+  if (msg.size() > 400) msg = msg.substr(0, 400) + "...";
+  write_json(false, msg);
+  std::printf("KEY: %s\n", msg.c_str());
+  std::fflush(stdout);
+}
+
 // The run's numbered notes (capture failures) and warnings under its table.
 inline void print_notes_and_warnings(const RunInfo& run) {
   for (size_t i = 0; i < run.notes.size(); ++i) std::printf("[%zu] %s\n", i + 1, run.notes[i].c_str());
@@ -241,8 +254,9 @@ inline void print_notes_and_warnings(const RunInfo& run) {
 }
 
 // Opens run.json_path and writes the fields every benchmark's JSON starts with (up to the
-// copy bandwidth). Returns nullptr (after a message) when there is no path or it cannot be written.
-inline FILE* open_json_with_header(const RunInfo& run, bool complete) {
+// copy bandwidth, which a bench that does not measure it leaves out with with_copy = false).
+// Returns nullptr (after a message) when there is no path or it cannot be written.
+inline FILE* open_json_with_header(const RunInfo& run, bool complete, bool with_copy = true) {
   if (run.json_path.empty()) return nullptr;
   FILE* f = std::fopen(run.json_path.c_str(), "w");
   if (f == nullptr) {
@@ -254,6 +268,7 @@ inline FILE* open_json_with_header(const RunInfo& run, bool complete) {
   std::fprintf(f, "  \"device\": \"%s\",\n  \"sms\": %d,\n  \"l2_mb\": %s,\n",
                json_escape(run.device).c_str(), run.sms, jnum(run.l2_mb).c_str());
   std::fprintf(f, "  \"reps\": %d,\n  \"batch\": %d,\n", run.reps, run.batch);
+  if (!with_copy) return f;
   std::fprintf(f,
                "  \"copy\": {\"buffer_gb\": %s, \"gbps_start\": %s, \"gbps_end\": %s, "
                "\"gbps\": %s, \"bytes_counted\": \"read + written\"},\n",

@@ -11,6 +11,9 @@
 //   pipe_est    the same with amax estimation: amax pass + cast (no post-RHT amax pass)
 //   amax        the pipelines' flat amax pass alone (lowp_amax of x)
 //   dequant     lowp_dequantize of the rowwise copy to bf16
+//   dequant_f32 the same to fp32
+//   dequant_swz the same from swizzled scales (the swizzle op's output)
+//   dequant_col lowp_dequantize of the columnwise copy (RHT domain, made by pipe_*) to bf16
 //   swizzle     lowp_nvfp4_swizzle_scales of the rowwise scales (compact -> swizzled)
 //
 // Bytes that must move per element of x (the floor): codes 0.5 per copy, scales 1/16 per copy.
@@ -18,7 +21,8 @@
 //   pipe_exact  3 reads of x (amax, RHT amax, cast) + 1.125      = 7.125 B
 //   pipe_est    2 reads of x (amax, cast) + 1.125                = 5.125 B
 //   amax        1 read of x                                      = 2 B
-//   dequant     0.5 + 1/16 (read codes, scales) + 2 (write bf16) = 2.5625 B
+//   dequant     0.5 + 1/16 (read codes, scales) + 2 (write bf16) = 2.5625 B (also _swz, _col)
+//   dequant_f32 0.5 + 1/16 + 4 (write fp32)                      = 4.5625 B
 //   swizzle     2 x 1/16 (read and write the rowwise scales)     = 0.125 B
 // frac = (floor / time) / copy bandwidth (read + write of a large D2D cudaMemcpyAsync, the
 // better of a measurement at the start and one at the end of the run).
@@ -34,6 +38,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_util.h"
@@ -67,7 +72,7 @@ void print_table() {
               g_run.sms, g_run.l2_mb);
   std::printf("copy D2D read+write: start %.0f GB/s, end %.0f GB/s -> %.0f GB/s\n", g_run.copy_gbps_start,
               g_run.copy_gbps_end, cbw);
-  std::printf("floor B/elem: cast 3.125, pipe_exact 7.125, pipe_est 5.125, dequant 2.5625, swizzle 0.125\n");
+  std::printf("floor B/elem: cast 3.125, pipe_exact 7.125, pipe_est 5.125, dequant 2.5625 (f32 4.5625), swizzle 0.125\n");
   std::printf("median of %d samples, ms per call; GB/s = floor/time (graph; * = eager); frac = GB/s / copy\n", g_run.reps);
   std::printf("%-10s %6s %5s %9s %9s %7s %6s\n", "op", "M", "K", "eager_ms", "graph_ms", "GB/s", "frac");
   for (const OpRow& r : g_run.rows) {
@@ -125,7 +130,7 @@ struct Arenas {
 };
 
 struct Set {
-  lowp_tensor x, out;
+  lowp_tensor x, out, out_f32;
   lowp_quantized_tensor q;
   uint8_t* swz;
   int64_t row_scale_rows, row_blocks;
@@ -144,6 +149,7 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     const size_t off = static_cast<size_t>(s) * stride, soff = static_cast<size_t>(s) * scale_stride;
     t.x = {A.x + off, LOWP_DTYPE_BFLOAT16, M, K};
     t.out = {A.out + off, LOWP_DTYPE_BFLOAT16, M, K};
+    t.out_f32 = {A.out, LOWP_DTYPE_FLOAT32, M, K};  // one output for every set: 4 bytes an element
     t.q = LOWP_QUANTIZED_TENSOR_INIT;
     t.q.dtype = LOWP_DTYPE_E2M1;
     t.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR;
@@ -181,6 +187,20 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     lowp_quant_config c = cfg_of(4);
     LOWP_CHECK(lowp_quantize(&t.x, &t.q, &c, st));
   }
+  // Swizzled copies of the rowwise scales for dequant_swz (the swizzle op rewrites the same bytes).
+  for (Set& t : sets)
+    LOWP_CHECK(lowp_nvfp4_swizzle_scales(t.q.rowwise.scale_inv, t.swz, t.row_scale_rows, t.row_blocks, st));
+  auto dequant = [&](lowp_orientation which, bool f32, bool swizzled) {
+    return [&, which, f32, swizzled](int s) {
+      Set& t = sets[static_cast<size_t>(s)];
+      lowp_quantized_tensor q = t.q;
+      q.scale_layout = swizzled ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
+      if (swizzled) q.rowwise.scale_inv = t.swz;
+      lowp_tensor out = f32 ? t.out_f32 : t.out;
+      if (which == LOWP_COLUMNWISE) std::swap(out.rows, out.cols);
+      return lowp_dequantize(&q, which, &out, st);
+    };
+  };
   struct Op {
     const char* name;
     double bytes;
@@ -199,12 +219,10 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
          Set& t = sets[static_cast<size_t>(s)];
          return lowp_amax(&t.x, A.amax + 4 * s + 2, st);
        }},
-      {"dequant", 2.5625,
-       [&](int s) {
-         Set& t = sets[static_cast<size_t>(s)];
-         t.q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
-         return lowp_dequantize(&t.q, LOWP_ROWWISE, &t.out, st);
-       }},
+      {"dequant", 2.5625, dequant(LOWP_ROWWISE, false, false)},
+      {"dequant_f32", 4.5625, dequant(LOWP_ROWWISE, true, false)},
+      {"dequant_swz", 2.5625, dequant(LOWP_ROWWISE, false, true)},
+      {"dequant_col", 2.5625, dequant(LOWP_COLUMNWISE, false, false)},
       {"swizzle", 0.125,
        [&](int s) {
          Set& t = sets[static_cast<size_t>(s)];
@@ -268,10 +286,12 @@ int main(int argc, char** argv) {
   print_table();
   write_json(true);
   std::printf("KEY: copy %.0f GB/s", g_run.copy_gbps());
-  for (const char* op : {"rn", "rht", "rht_sr", "2d", "pipe_est"}) {
-    const double ms = ms_of(op, 16384, 8192);
-    if (!std::isnan(ms)) std::printf("; %s %.3f", op, gbps_of((op[0] == 'p' ? 5.125 : 3.125) * 16384.0 * 8192.0, ms) / g_run.copy_gbps());
-  }
+  for (const OpRow& r : g_run.rows)
+    if (r.m == 16384 && r.k == 8192 && (r.op == "rn" || r.op == "rht" || r.op == "rht_sr" || r.op == "2d" ||
+                                        r.op == "pipe_est" || r.op == "dequant" || r.op == "dequant_f32")) {
+      bool e = false;
+      std::printf("; %s %.3f", r.op.c_str(), gbps_of(r.floor_bytes, headline_ms(r, &e)) / g_run.copy_gbps());
+    }
   std::printf("\n");
   CUDA_CHECK(cudaStreamDestroy(stream));
   return g_run.warnings.empty() ? 0 : 3;

@@ -6,6 +6,7 @@
 // in 65536 an outlier of magnitude 16..256. Every op makes both copies (rowwise + columnwise),
 // compact scales unless named. Ops:
 //   token          lowp_quantize, LOWP_SCALING_NVFP4_PER_TOKEN, RN, no RHT: K1 (amax pass) + K2
+//   token_dequant  lowp_dequantize of token's rowwise copy to bf16 (compact scales)
 //   k1             lowp_nvfp4_amax_per_token alone (row and column amaxes, no RHT)
 //   k2             the token encode alone (cfg.amax_given = 1, the amaxes of k1)
 //   k2_subnormal   k2 given amaxes 3e4 times k1's: every block's UE4M3 scale is subnormal, so the
@@ -38,6 +39,7 @@
 //   token, token_*, swz_*  2 reads of x (2 * 2n) + codes (n/2 per copy) + S + Am
 //   token_row, token_col   2 reads of x + n/2 codes + that copy's S and amaxes (4M or 4K)
 //   k1                     1 read of x (2n) + Am
+//   token_dequant          rowwise codes (n/2) + that copy's scales + 4M (read) + bf16 out (2n)
 //   k2                     1 read of x (2n) + codes + S + Am (reads the amaxes)
 //   swizzle                2S (read compact, write swizzled)
 //   tensor_rht_sr          3 reads of x (6n) + codes + S + 8
@@ -210,7 +212,7 @@ void print_table() {
               kOutlierEvery);
   std::printf("floor: token* 2 reads of x + codes + scales + 4(M+K); k1 1 read + 4(M+K); k2 1 read + codes + scales"
               " + 4(M+K);\n       tensor_rht_sr 3 reads + codes + scales; swizzle 2 x scales; groupedN as token,"
-              " members' scales, 4(M+NK)\n");
+              " members' scales, 4(M+NK);\n       token_dequant rowwise codes + scales + 4M + bf16 out\n");
   std::printf("median of %d samples, ms per call; GB/s = floor/time (graph; * = eager); frac = GB/s / copy;"
               " x_token = time / token time\n",
               g_run.reps);
@@ -242,15 +244,7 @@ void print_table() {
 }
 
 // Before a fatal error or crash ends the run: what was measured, and a KEY line naming the failure.
-void dump_partial() {
-  if (!g_run.rows.empty()) print_table();
-  std::string msg = g_fatal_msg[0] != '\0' ? std::string("FAILED during ") + g_phase + ": " + g_fatal_msg
-                                           : std::string("CRASHED during ") + g_phase;
-  if (msg.size() > 400) msg = msg.substr(0, 400) + "...";
-  write_json(false, msg);
-  std::printf("KEY: %s\n", msg.c_str());
-  std::fflush(stdout);
-}
+void dump_partial() { dump_failure(!g_run.rows.empty(), print_table, write_json); }
 
 struct Options : CommonOptions {
   std::vector<Shape> shapes;
@@ -369,6 +363,7 @@ struct Arenas {
   float *row_big = nullptr, *col_big = nullptr;  // the same times kBigAmax (k2_subnormal)
   float* tensor_a = nullptr;                   // per-tensor amaxes, 2 per set
   uint64_t* rng = nullptr;
+  uint16_t* out = nullptr;                     // token_dequant's output, one for every set
   int64_t* member_rows = nullptr;              // [8] then [64]
   void* ws = nullptr;
   size_t ws_bytes = 0;
@@ -536,6 +531,15 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
     return lowp_quantize(&t.x, &q, &c, st);
   };
 
+  // Real codes, compact scales and amaxes in every set before token_dequant reads them.
+  for (int s = 0; s < nbuf; ++s) LOWP_CHECK(token_rn(s));
+  auto token_dequant = [&](int s) {
+    const Set& t = sets[static_cast<size_t>(s)];
+    const lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALE_LAYOUT_COMPACT);
+    lowp_tensor out{A.out, LOWP_DTYPE_BFLOAT16, M, K};
+    return lowp_dequantize(&q, LOWP_ROWWISE, &out, st);
+  };
+
   const double n = static_cast<double>(p.n);
   const double S = static_cast<double>(p.single.scale_inv_bytes[0] + p.single.scale_inv_bytes[1]);
   const double Am = 4.0 * static_cast<double>(M + K);
@@ -548,6 +552,7 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
   };
   std::vector<Op> ops = {
       {"token", token_floor, token_rn, -1},
+      {"token_dequant", n / 2 + static_cast<double>(p.single.scale_inv_bytes[0]) + 4.0 * M + 2 * n, token_dequant, -1},
       {"k1", 2 * n + Am, k1, -1},
       {"k2", 2 * n + n + S + Am, token(false, false, true, LOWP_SCALE_LAYOUT_COMPACT), -1},
       {"k2_subnormal", 2 * n + n + S + Am, k2_subnormal, -1},
@@ -659,6 +664,9 @@ int main(int argc, char** argv) {
   const int64_t member_slots = member_offset(kGroups);
   A.member_rows = static_cast<int64_t*>(device_alloc(static_cast<size_t>(member_slots) * sizeof(int64_t), "member rows"));
   A.ws = device_alloc(std::max<size_t>(A.ws_bytes, 8), "grouped workspace");
+  size_t max_n = 0;
+  for (const Plan& p : plans) max_n = std::max(max_n, p.n);
+  A.out = static_cast<uint16_t*>(device_alloc(max_n * 2, "dequantize output"));
   const uint64_t rng[2] = {1234, 0};
   CUDA_CHECK(cudaMemcpy(A.rng, rng, 16, cudaMemcpyHostToDevice));
   fill_random(A.x, A.x_elems, kOutlierEvery);

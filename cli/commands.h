@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lowp_cli {
 
@@ -14,6 +15,9 @@ struct ReportOptions {
   uint64_t seed = 1234;
   bool quick = false;
   bool quiet = false;  // no progress on stderr
+  // --gemm-triple x=NAME,w=NAME,dy=NAME: tensors of `input` the GEMM view runs on (the built-in
+  // set has its own triples).
+  std::vector<std::string> gemm_triples;
 };
 
 int run_report(const ReportOptions& opt);

@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
   report->add_option("--seed", opt.seed, "Seed of the synthetic tensors")
       ->check(non_negative_integer)
       ->capture_default_str();
+  report->add_option("--gemm-triple", opt.gemm_triples,
+                     "GEMM view on three tensors of --input: x=NAME,w=NAME,dy=NAME (x tokens x in, w out x in, "
+                     "dy tokens x out); repeatable")
+      ->type_name("x=NAME,w=NAME,dy=NAME");
   report->add_flag("--quick", opt.quick, "Small synthetic shapes (seconds on a CPU)");
   report->add_flag("-q,--quiet", opt.quiet, "No progress on stderr");
 

@@ -17,16 +17,6 @@ const char* needs_16x16(int64_t rows, int64_t cols) {
   return rows % 16 == 0 ? nullptr : "NVFP4 16x16 blocks need rows % 16 == 0";
 }
 
-void input_role(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_INPUT, &c); }
-void weight_role(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_WEIGHT, &c); }
-void gradient_role(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_GRADIENT, &c); }
-// Per-token: the same RHT (and SR) choices; the amax estimation knobs are per-tensor only.
-void token_input(lowp_quant_config& c) { c.rht = 1; }
-void token_gradient(lowp_quant_config& c) {
-  c.rht = 1;
-  c.stochastic_rounding = 1;
-}
-
 const Recipe kRecipes[] = {
     {"fp8_e4m3_current", "FP8 E4M3, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E4M3,
      LOWP_SCALING_CURRENT, true, nullptr, nullptr, nullptr},
@@ -37,18 +27,27 @@ const Recipe kRecipes[] = {
     {"fp8_e5m2_current", "FP8 E5M2, current (per-tensor) scaling, row+col copies", LOWP_DTYPE_E5M2,
      LOWP_SCALING_CURRENT, true, nullptr, nullptr, nullptr},
     {"nvfp4_input", "NVFP4 per-tensor, input defaults: 1D blocks, RHT on the columnwise copy", LOWP_DTYPE_E2M1,
-     LOWP_SCALING_NVFP4_PER_TENSOR, true, input_role, needs_k16, nullptr},
+     LOWP_SCALING_NVFP4_PER_TENSOR, true, tune_nvfp4_input, needs_k16, nullptr},
     {"nvfp4_weight", "NVFP4 per-tensor, weight defaults: 16x16 block scales (columnwise = transpose)",
-     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, weight_role, needs_16x16, nullptr},
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, tune_nvfp4_weight, needs_16x16, nullptr},
     {"nvfp4_grad", "NVFP4 per-tensor, gradient defaults: 1D blocks, RHT on the columnwise copy, stochastic rounding",
-     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, gradient_role, needs_k16, nullptr},
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, true, tune_nvfp4_gradient, needs_k16, nullptr},
     {"nvfp4_token_input", "NVFP4 per-token (one amax per row of each copy), RHT on the columnwise copy",
-     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, true, token_input, needs_k16, "nvfp4_input"},
+     LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, true, tune_nvfp4_token_input, needs_k16, "nvfp4_input"},
     {"nvfp4_token_grad", "NVFP4 per-token, RHT on the columnwise copy, stochastic rounding", LOWP_DTYPE_E2M1,
-     LOWP_SCALING_NVFP4_PER_TOKEN, true, token_gradient, needs_k16, "nvfp4_grad"},
+     LOWP_SCALING_NVFP4_PER_TOKEN, true, tune_nvfp4_token_gradient, needs_k16, "nvfp4_grad"},
 };
 
 }  // namespace
+
+void tune_nvfp4_input(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_INPUT, &c); }
+void tune_nvfp4_weight(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_WEIGHT, &c); }
+void tune_nvfp4_gradient(lowp_quant_config& c) { lowp_quant_config_nvfp4(LOWP_ROLE_GRADIENT, &c); }
+void tune_nvfp4_token_input(lowp_quant_config& c) { c.rht = 1; }
+void tune_nvfp4_token_gradient(lowp_quant_config& c) {
+  c.rht = 1;
+  c.stochastic_rounding = 1;
+}
 
 std::span<const Recipe> recipe_table() { return kRecipes; }
 

@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "columnwise.h"
+#include "quantized_buffers.h"
 
 namespace lowp_cli {
 namespace {
@@ -16,58 +18,6 @@ namespace {
 constexpr int64_t kHistoryLen = 16;
 // The "previous step" of the delayed-scaling demo is this tensor times 0.9.
 constexpr float kPrevStepFactor = 0.9f;
-// Stochastic rounding's {seed, offset}: fixed, so a report is reproducible.
-constexpr uint64_t kSrState[2] = {0x5EED5EEDull, 0};
-
-// A failed lowp call; the message carries the call, the status name and lowp_get_last_error().
-struct LowpError : std::runtime_error {
-  LowpError(lowp_status s, const std::string& msg) : std::runtime_error(msg), status(s) {}
-  lowp_status status;
-};
-
-void check(lowp_status s, const char* call) {
-  if (s == LOWP_SUCCESS) return;
-  const std::string last = lowp_get_last_error();
-  if (s == LOWP_ERROR_UNSUPPORTED) throw LowpError(s, last);
-  throw LowpError(s, std::string(call) + " returned " + lowp_status_name(s) + ": " + last);
-}
-
-// All buffers of one quantized tensor, sized by the library, in the backend's memory.
-struct QuantizedBuffers {
-  Buffer data[2], scale_inv[2], amax[2];
-  Buffer scale, tensor_scale_inv, tensor_amax;
-  Buffer history;  // delayed scaling only
-  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
-};
-
-// Returns whether the columnwise copy is made: the recipe asks for it and the library has a
-// size for it (NVFP4 has none when rows % 16 != 0; the rowwise copy is still valid then).
-bool allocate(QuantizedBuffers& qb, const Recipe& r, const HostTensor& t, Backend b) {
-  lowp_quantized_sizes sz{};
-  check(lowp_quantized_sizes_query(r.dtype, r.scaling, t.rows, t.cols, &sz), "lowp_quantized_sizes_query");
-  const bool columnwise = r.columnwise && sz.data_bytes[1] > 0;
-  for (int o = 0; o < (columnwise ? 2 : 1); ++o) {
-    qb.data[o] = Buffer(b, sz.data_bytes[o]);
-    qb.scale_inv[o] = Buffer(b, sz.scale_inv_bytes[o]);
-    qb.amax[o] = Buffer(b, sz.amax_bytes[o]);
-  }
-  qb.scale = Buffer(b, sz.tensor_scale_bytes);
-  qb.tensor_scale_inv = Buffer(b, sz.tensor_scale_bytes);
-  qb.tensor_amax = Buffer(b, sz.tensor_scale_bytes);
-
-  lowp_quantized_tensor& q = qb.q;
-  q.dtype = r.dtype;
-  q.scaling = r.scaling;
-  q.scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
-  q.rows = t.rows;
-  q.cols = t.cols;
-  q.rowwise = {qb.data[0].data(), qb.scale_inv[0].data(), qb.amax[0].floats()};
-  q.columnwise = {qb.data[1].data(), qb.scale_inv[1].data(), qb.amax[1].floats()};
-  q.scale = qb.scale.floats();
-  q.scale_inv = qb.tensor_scale_inv.floats();
-  q.amax = qb.tensor_amax.floats();
-  return columnwise;
-}
 
 // Delayed scaling as in training: the previous step's amax sits in the history, the update
 // turns it into this step's scale, and this step's cast folds its own amax into h[0].
@@ -185,16 +135,11 @@ RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
   }
   try {
     QuantizedBuffers qb;
-    const bool columnwise = allocate(qb, r, in.host, b);
+    const bool columnwise = allocate(qb, r.dtype, r.scaling, r.columnwise, in.host, b);
     lowp_quant_config cfg;
     lowp_quant_config_default(&cfg);
     if (r.tune != nullptr) r.tune(cfg);
-    Buffer rng;
-    if (cfg.stochastic_rounding) {
-      rng = Buffer(b, sizeof kSrState);
-      rng.upload(kSrState, sizeof kSrState);
-      cfg.rng_state = static_cast<const uint64_t*>(rng.data());
-    }
+    const Buffer rng = stochastic_rounding_state(cfg, b);
     if (r.scaling == LOWP_SCALING_DELAYED) prepare_delayed(qb, r, in, b);
 
     const lowp_tensor x = in.view();

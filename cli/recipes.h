@@ -28,6 +28,14 @@ struct Recipe {
 };
 
 std::span<const Recipe> recipe_table();
+
+// The NVFP4 knobs of the shipped defaults (numerics §8 roles; per-token with the same RHT and SR
+// choices, the amax estimation knobs being per-tensor only), as Recipe::tune functions.
+void tune_nvfp4_input(lowp_quant_config& c);
+void tune_nvfp4_weight(lowp_quant_config& c);
+void tune_nvfp4_gradient(lowp_quant_config& c);
+void tune_nvfp4_token_input(lowp_quant_config& c);
+void tune_nvfp4_token_gradient(lowp_quant_config& c);
 const Recipe* find_recipe(const std::string& name);  // null when no entry has that name
 
 // One tensor, resident where the backend computes, plus its exact fp32 values for the metrics.

@@ -4,29 +4,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "json_numbers.h"
 #include "text_table.h"
 
 namespace lowp_cli {
-namespace {
-
-// A record's numbers: finite ones as JSON numbers, non-finite ones as null with their value
-// named in "nonfinite" (added to the record when there is one).
-class NumberFields {
- public:
-  nlohmann::ordered_json value(const std::string& field, double v) {
-    if (std::isfinite(v)) return v;
-    nonfinite_[field] = std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
-    return nullptr;
-  }
-  void add_to(nlohmann::ordered_json& record) const {
-    if (!nonfinite_.empty()) record["nonfinite"] = nonfinite_;
-  }
-
- private:
-  nlohmann::ordered_json nonfinite_ = nlohmann::ordered_json::object();
-};
-
-}  // namespace
 
 std::string shape_of(const Record& r) {
   if (!r.recipe.empty()) return std::to_string(r.rows) + "x" + std::to_string(r.cols);
@@ -60,6 +41,11 @@ const char* const kMetricsHelp =
     "  Per-token minus per-tensor: SNR of each per-token recipe minus its per-tensor baseline of\n"
     "    the same role, rowwise and columnwise, on outlier-heavy tensors: max|x|/rms(x) > 10\n"
     "    (Gaussian data stays under 6).\n"
+    "  GEMM view: for a triple x (tokens x in), W (out x in), dy (tokens x out), each GEMM recipe\n"
+    "    quantizes all three (both copies, shipped defaults) and runs fprop y = x W^T, dgrad\n"
+    "    dx = dy W and wgrad dW = dy^T x with lowp_gemm (fp32 out); SNR against the fp64 product\n"
+    "    of the unquantized tensors, and per-token minus per-tensor. Built-in triples, or\n"
+    "    --gemm-triple x=NAME,w=NAME,dy=NAME with --input.\n"
     "  Summary: per recipe, the median and the worst (lowest) SNR over the tensors it ran on.\n"
     "  Status of a recipe on a tensor: ok; skipped (not run: the recipe's shape rule, or the\n"
     "    tensor is not an F32/F16/BF16 matrix); unsupported (the library does not build this\n"
@@ -93,13 +79,13 @@ void print_table(std::ostream& out, const std::vector<Record>& records) {
   notes.print(out);
 }
 
-void print_json(std::ostream& out, const std::vector<Record>& records) {
+void print_json(std::ostream& out, const std::vector<Record>& records, const std::vector<GemmRecord>& gemm) {
   std::map<const Record*, PerTokenDelta> deltas;
   for (const PerTokenDelta& d : per_token_deltas(records)) deltas.emplace(d.per_token, d);
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const Record& r : records) {
     NumberFields num;
-    nlohmann::ordered_json j = {{"tensor", r.tensor},   {"source", r.source},
+    nlohmann::ordered_json j = {{"kind", "tensor"},     {"tensor", r.tensor},   {"source", r.source},
                                 {"rows", r.rows},       {"cols", r.cols},
                                 {"shape", r.shape},     {"dtype", r.dtype},
                                 {"backend", r.backend}, {"status", status_name(r.run.status)}};
@@ -146,6 +132,7 @@ void print_json(std::ostream& out, const std::vector<Record>& records) {
     num.add_to(j);
     all.push_back(std::move(j));
   }
+  append_gemm_json(all, gemm);
   out << all.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm_view.h"
 #include "lowp/lowp.h"
 #include "recipes.h"
 
@@ -65,8 +66,9 @@ void print_nvfp4_summaries(std::ostream& out, const std::vector<Record>& records
 // What every column and field means, for --help and the end of the text report.
 extern const char* const kMetricsHelp;
 
+// One JSON array: the tensor records ("kind": "tensor"), then the GEMM view's ("kind": "gemm").
 // Every number is a JSON number; a non-finite one (the SNR of an exact copy, NaN inputs) is null,
 // and the record's "nonfinite" object maps its field name to "inf", "-inf" or "nan".
-void print_json(std::ostream& out, const std::vector<Record>& records);
+void print_json(std::ostream& out, const std::vector<Record>& records, const std::vector<GemmRecord>& gemm);
 
 }  // namespace lowp_cli

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "device_buffers.h"
+#include "gemm_view.h"
 #include "metrics.h"
 #include "recipes.h"
 #include "report.h"
@@ -65,6 +66,46 @@ std::vector<TensorSource> safetensors_sources(const std::shared_ptr<SafetensorsF
   return out;
 }
 
+// A GEMM-view triple to run, loaded only when its turn comes.
+struct TripleSource {
+  std::string name;
+  std::function<GemmTriple()> load;
+};
+
+std::vector<TripleSource> synthetic_triple_sources(bool quick, uint64_t seed) {
+  std::vector<TripleSource> out;
+  for (const GemmTriple& t : synthetic_triples(quick, seed)) out.push_back({t.name, [t] { return t; }});
+  return out;
+}
+
+// --gemm-triple specs against the file's tensors: names and shapes checked now, tensors read later.
+std::vector<TripleSource> file_triple_sources(const std::vector<std::string>& specs,
+                                              const std::shared_ptr<SafetensorsFile>& file) {
+  const auto entry = [&](const std::string& spec, const std::string& name) {
+    for (const SafetensorsEntry& e : file->entries())
+      if (e.name == name) {
+        if (!e.skip_reason().empty())
+          throw std::runtime_error("--gemm-triple '" + spec + "': " + name + " cannot be quantized: " + e.skip_reason());
+        return e;
+      }
+    throw std::runtime_error("--gemm-triple '" + spec + "': " + file->path() + " has no tensor named '" + name + "'");
+  };
+  std::vector<TripleSource> out;
+  for (const std::string& spec : specs) {
+    const GemmTripleNames n = parse_gemm_triple(spec);
+    const SafetensorsEntry x = entry(spec, n.x), w = entry(spec, n.w), dy = entry(spec, n.dy);
+    GemmTriple shapes{spec, file->path(), {}, {}, {}};
+    shapes.x.rows = x.rows(), shapes.x.cols = x.cols();
+    shapes.w.rows = w.rows(), shapes.w.cols = w.cols();
+    shapes.dy.rows = dy.rows(), shapes.dy.cols = dy.cols();
+    check_gemm_triple_shapes(shapes);
+    out.push_back({spec, [spec, file, x, w, dy] {
+                     return GemmTriple{spec, file->path(), file->read(x), file->read(w), file->read(dy)};
+                   }});
+  }
+  return out;
+}
+
 Backend resolve_backend(const std::string& name) {
   const bool cuda = cuda_built() && lowp_cuda_available() != 0;
   if (name == "cpu") return Backend::kCpu;
@@ -87,10 +128,11 @@ class Progress {
     if (enabled_ && tty_) std::fprintf(stderr, "\r\033[K");
   }
   void step(const TensorSource& s, const Recipe& r) {
+    step(s.name + " " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + " x " + r.name);
+  }
+  void step(const std::string& what) {
     if (!enabled_) return;
-    std::fprintf(stderr, "%s[%zu/%zu] %s %lldx%lld x %s%s", tty_ ? "\r\033[K" : "", ++done_, total_,
-                 s.name.c_str(), static_cast<long long>(s.rows), static_cast<long long>(s.cols), r.name,
-                 tty_ ? "" : "\n");
+    std::fprintf(stderr, "%s[%zu/%zu] %s%s", tty_ ? "\r\033[K" : "", ++done_, total_, what.c_str(), tty_ ? "" : "\n");
     std::fflush(stderr);
   }
 
@@ -101,10 +143,10 @@ class Progress {
   bool tty_;
 };
 
-void print_results(const ReportOptions& opt, Backend backend, size_t tensors,
-                   const std::vector<Record>& records) {
+void print_results(const ReportOptions& opt, Backend backend, size_t tensors, const std::vector<Record>& records,
+                   const std::vector<GemmRecord>& gemm) {
   if (opt.json) {
-    print_json(std::cout, records);
+    print_json(std::cout, records, gemm);
     for (const std::string& t : nonfinite_tensors(records))
       std::cerr << "lowp: warning: NaN or Inf in " << t << " (its errors are NaN)\n";
     return;
@@ -117,6 +159,9 @@ void print_results(const ReportOptions& opt, Backend backend, size_t tensors,
             << "\n\n";
   print_table(std::cout, records);
   print_nvfp4_summaries(std::cout, records);
+  print_gemm_view(std::cout, gemm);
+  if (!opt.input.empty() && opt.gemm_triples.empty())
+    std::cout << "\nGEMM view: name a triple of this file's tensors with --gemm-triple x=NAME,w=NAME,dy=NAME\n";
   std::cout << '\n' << kMetricsHelp
             << (backend == Backend::kCuda ? "  ms on CUDA: median of 5 after a warm-up.\n" : "");
   print_summary(std::cout, records);
@@ -139,11 +184,17 @@ std::string refused_tensors(const std::vector<TensorSource>& sources) {
 int run_report(const ReportOptions& opt) {
   try {
     const Backend backend = resolve_backend(opt.backend);
+    if (opt.input.empty() && !opt.gemm_triples.empty())
+      throw std::runtime_error("--gemm-triple names tensors of a file: give it with --input");
     std::vector<TensorSource> sources;
+    std::vector<TripleSource> triples;
     if (opt.input.empty()) {
       sources = synthetic_sources(opt.quick, opt.seed);
+      triples = synthetic_triple_sources(opt.quick, opt.seed);
     } else {
-      sources = safetensors_sources(std::make_shared<SafetensorsFile>(opt.input));
+      const auto file = std::make_shared<SafetensorsFile>(opt.input);
+      sources = safetensors_sources(file);
+      triples = file_triple_sources(opt.gemm_triples, file);
       size_t usable = 0;
       for (const auto& s : sources) usable += s.skip_reason.empty();
       if (usable == 0)
@@ -154,9 +205,10 @@ int run_report(const ReportOptions& opt) {
     }
 
     const auto recipes = recipe_table();
-    size_t steps = 0;
+    size_t steps = triples.size();
     for (const auto& s : sources) steps += s.skip_reason.empty() ? recipes.size() : 0;
     std::vector<Record> records;
+    std::vector<GemmRecord> gemm;
     std::string failure;
     {
       Progress progress(steps, !opt.quiet);
@@ -185,8 +237,16 @@ int run_report(const ReportOptions& opt) {
         }
         if (!failure.empty()) break;
       }
+      for (const TripleSource& t : triples) {
+        if (!failure.empty()) break;
+        progress.step("GEMM view " + t.name);
+        for (GemmRecord& r : run_gemm_view(t.load(), backend)) {
+          if (r.status == RunStatus::kError) failure = "GEMM view " + r.triple + " x " + r.recipe + ": " + r.message;
+          gemm.push_back(std::move(r));
+        }
+      }
     }
-    print_results(opt, backend, sources.size(), records);
+    print_results(opt, backend, sources.size(), records, gemm);
     if (!failure.empty()) {
       std::cerr << "lowp: error: " << failure << '\n';
       return 1;

@@ -11,8 +11,9 @@
 #   GTEST_SRC  GoogleTest source tree (default .deps/googletest, relative to the repository root)
 #
 # Steps (all by default, in this order): build gpu-tests cpu-tests memcheck racecheck bench
-# bench-nvfp4 bench-pt. Not in all: timeline (its own -DLOWP_TIMELINE=ON build, then
-# lowp_timeline's per-block stamps of the per-token kernels).
+# bench-nvfp4 bench-pt. Not in all: bench-gemm (lowp_bench_gemm: lowp_gemm against cuBLAS bf16,
+# OUTDIR/bench_gemm.json) and timeline (its own -DLOWP_TIMELINE=ON build, then lowp_timeline's
+# per-block stamps of the per-token kernels).
 # Every step runs even when an earlier one failed; the exit code is non-zero when any step did
 # not pass (failed, timed out, or skipped for lack of time). A summary table is printed last.
 #
@@ -35,6 +36,8 @@
 #   LOWP_NBENCH_ARGS                arguments of lowp_bench_nvfp4 (default --quick; step bench-nvfp4)
 #   LOWP_PTBENCH_ARGS               arguments of lowp_bench_nvfp4_per_token (default --quick;
 #                                   step bench-pt, timeout LOWP_T_BENCH)
+#   LOWP_GEMM_BENCH_ARGS            arguments of lowp_bench_gemm (default --quick; step bench-gemm,
+#                                   timeout LOWP_T_BENCH; the full table takes about 3 minutes)
 #   LOWP_SHOW_BENCH=0               do not print the benchmark tables before the summary
 #   LOWP_TIMELINE_RUNS              step timeline's OP:MxK list (default "grouped8:1024x4096
 #                                   grouped8_r128:1024x4096 token:1024x4096 token:8192x2048");
@@ -330,6 +333,7 @@ step_timeline() {
 
 step_bench_nvfp4() { run_json_bench lowp_bench_nvfp4 "${LOWP_NBENCH_ARGS:---quick}"; }
 step_bench_pt() { run_json_bench lowp_bench_nvfp4_per_token "${LOWP_PTBENCH_ARGS:---quick}"; }
+step_bench_gemm() { run_json_bench lowp_bench_gemm "${LOWP_GEMM_BENCH_ARGS:---quick}"; }
 
 run_step() {  # inside the step process
   case "$1" in
@@ -341,6 +345,7 @@ run_step() {  # inside the step process
     bench) step_bench ;;
     bench-nvfp4) step_bench_nvfp4 ;;
     bench-pt) step_bench_pt ;;
+    bench-gemm) step_bench_gemm ;;
     timeline) step_timeline ;;
     *) echo "unknown step '$1'"; return 2 ;;
   esac
@@ -374,7 +379,7 @@ declare -A TIMEOUT=(
   [build]="${LOWP_T_BUILD:-300}" [gpu-tests]="${LOWP_T_GPU_TESTS:-180}"
   [cpu-tests]="${LOWP_T_CPU_TESTS:-120}" [memcheck]="${LOWP_T_MEMCHECK:-240}"
   [racecheck]="${LOWP_T_RACECHECK:-240}" [bench]="${LOWP_T_BENCH:-180}" [bench-nvfp4]="${LOWP_T_BENCH:-180}"
-  [bench-pt]="${LOWP_T_BENCH:-180}" [timeline]="${LOWP_T_BUILD:-300}")
+  [bench-pt]="${LOWP_T_BENCH:-180}" [bench-gemm]="${LOWP_T_BENCH:-180}" [timeline]="${LOWP_T_BUILD:-300}")
 
 steps=()
 for s in ${STEPS:-all}; do
@@ -382,8 +387,10 @@ for s in ${STEPS:-all}; do
     all) steps+=(build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt) ;;
     tests) steps+=(gpu-tests cpu-tests) ;;
     sanitizers) steps+=(memcheck racecheck) ;;
-    build | gpu-tests | cpu-tests | memcheck | racecheck | bench | bench-nvfp4 | bench-pt | timeline) steps+=("$s") ;;
-    *) echo "gpu-check: unknown step '$s' (build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt timeline)" >&2
+    build | gpu-tests | cpu-tests | memcheck | racecheck | bench | bench-nvfp4 | bench-pt | bench-gemm | timeline)
+      steps+=("$s") ;;
+    *) echo "gpu-check: unknown step '$s' (build gpu-tests cpu-tests memcheck racecheck bench bench-nvfp4 bench-pt" \
+            "bench-gemm timeline)" >&2
        exit 2 ;;
   esac
 done
@@ -472,6 +479,11 @@ if [[ "${LOWP_SHOW_BENCH:-1}" != "0" && -f "$OUTDIR/bench-pt.log" ]]; then
   echo
   awk '/^== lowp_bench_nvfp4_per_token/ { on = 1 } on { print } on && /^KEY: / { exit }' "$OUTDIR/bench-pt.log" \
     | cut -c1-200
+fi
+
+if [[ "${LOWP_SHOW_BENCH:-1}" != "0" && -f "$OUTDIR/bench-gemm.log" ]]; then
+  echo
+  awk '/^== lowp_bench_gemm/ { on = 1 } on { print } on && /^KEY: / { exit }' "$OUTDIR/bench-gemm.log" | cut -c1-200
 fi
 
 {

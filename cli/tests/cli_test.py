@@ -25,13 +25,21 @@ def run(lowp, *args):
     return p
 
 
-def report_json(lowp, *args):
+def all_json(lowp, *args):
+    """Every record of `report --json`: the tensor records, then the GEMM view's."""
     p = run(lowp, "report", "--backend", "cpu", "--json", "--quiet", *args)
     if p.returncode != 0:
         sys.exit(f"FAIL: report {' '.join(args)} exited {p.returncode}\nstderr:\n{p.stderr}")
     records = json.loads(p.stdout)
     assert isinstance(records, list) and records, "expected a non-empty JSON array"
+    kinds = [r["kind"] for r in records]
+    assert set(kinds) <= {"tensor", "gemm"} and kinds == sorted(kinds, reverse=True), "tensor records, then gemm"
     return records
+
+
+def report_json(lowp, *args):
+    """The tensor records of `report --json`."""
+    return [r for r in all_json(lowp, *args) if r["kind"] == "tensor"]
 
 
 def snr_of(r, key="snr_db"):
@@ -45,8 +53,8 @@ def snr_of(r, key="snr_db"):
 
 def check_numbers_are_numbers(r, path="record"):
     """Every number is a JSON number or null; strings only where text belongs."""
-    text_keys = {"tensor", "source", "dtype", "backend", "status", "recipe", "message", "note", "col_domain",
-                 "baseline"}
+    text_keys = {"kind", "tensor", "source", "dtype", "backend", "status", "recipe", "message", "note", "col_domain",
+                 "baseline", "triple"}
     for k, v in r.items():
         where = f"{path}.{k}"
         if isinstance(v, dict):
@@ -160,7 +168,7 @@ def case_nvfp4_report(lowp):
     assert p.returncode == 0, p.stderr
     est, _, tok = p.stdout.partition("NVFP4 per-token minus per-tensor SNR on outlier-heavy tensors")
     assert "NVFP4 amax estimation on the RHT columnwise copy" in est and "clip %" in est, p.stdout
-    tok_table = tok.split("Metrics:")[0]
+    tok_table = tok.split("GEMM view:")[0]
     assert "outlier_cols" in tok_table and "nvfp4_token_input" in tok_table and "gaussian" not in tok_table, tok
     h = run(lowp, "report", "--help")
     assert "nvfp4_token_grad" in h.stdout and "clip %" in h.stdout and "max|x|/rms(x) > 10" in h.stdout, h.stdout
@@ -350,6 +358,89 @@ def case_nonfinite(lowp):
     assert "bad 16x32: 1 NaN, 2 Inf" in warning and "clean" not in warning, warning
 
 
+GEMM_RECIPES = {"fp8_current": None, "fp8_per_token": "fp8_current", "nvfp4_per_tensor": None,
+                "nvfp4_per_token": "nvfp4_per_tensor"}  # -> the per-tensor baseline of a per-token recipe
+PRODUCTS = ("fprop", "dgrad", "wgrad")
+
+
+def gemm_json(lowp, *args):
+    return [r for r in all_json(lowp, *args) if r["kind"] == "gemm"]
+
+
+def case_gemm_view(lowp):
+    """The built-in triples: every GEMM recipe's three products against the fp64 product."""
+    records = gemm_json(lowp, "--quick")
+    assert [(r["triple"], r["recipe"]) for r in records] == [(t, g) for t in ("gaussian", "outliers")
+                                                              for g in GEMM_RECIPES], records
+    by = {(r["triple"], r["recipe"]): r for r in records}
+    for r in records:
+        check_numbers_are_numbers(r)
+        name = f"{r['triple']} x {r['recipe']}"
+        assert r["status"] == "ok" and r["source"] == "synthetic" and r["backend"] == "cpu", r
+        assert (r["tokens"], r["in"], r["out"]) == (128, 256, 128), r
+        floor = 20 if r["recipe"].startswith("fp8") else 12  # FP8 ~25-30 dB, NVFP4 ~15-20 dB here
+        for p in PRODUCTS:
+            assert finite(r[f"{p}_snr_db"]) and r[f"{p}_snr_db"] > floor, (name, p, r)
+        base = GEMM_RECIPES[r["recipe"]]
+        if base is None:
+            assert "per_token_minus_per_tensor" not in r, name
+            continue
+        d = r["per_token_minus_per_tensor"]
+        assert d["baseline"] == base, name
+        for p in PRODUCTS:
+            assert abs(d[f"{p}_snr_db"] - (r[f"{p}_snr_db"] - by[(r["triple"], base)][f"{p}_snr_db"])) < 1e-9, name
+    # FP8's hybrid recipe quantizes dy in E5M2, so its dgrad and wgrad lose to its fprop.
+    for t in ("gaussian", "outliers"):
+        fp8 = by[(t, "fp8_current")]
+        assert fp8["fprop_snr_db"] > fp8["dgrad_snr_db"] + 2 and fp8["fprop_snr_db"] > fp8["wgrad_snr_db"] + 2, fp8
+    # Outlier channels in x: per-token NVFP4 gains on fprop (every row's largest value exact).
+    assert by[("outliers", "nvfp4_per_token")]["per_token_minus_per_tensor"]["fprop_snr_db"] > 0.25, by
+    assert records == gemm_json(lowp, "--quick"), "the GEMM view is not deterministic"
+    p = run(lowp, "report", "--quick", "--backend", "cpu", "--quiet")
+    assert p.returncode == 0, p.stderr
+    view = p.stdout.split("GEMM view: SNR dB of each product")[1].split("Metrics:")[0]
+    assert "outliers" in view and "nvfp4_per_token" in view and "per-token minus per-tensor" in view, view
+    assert "Summary per recipe over the 10 tensors quantized" in p.stdout, "the summary is still there"
+
+
+def case_gemm_triple(lowp):
+    """--gemm-triple on a file's tensors: names, shapes, an exact triple, the rules."""
+    tokens, din, dout = 32, 64, 48
+    signs = lambda n, k: [float((i * 7 + k) % 3 - 1) for i in range(n)]  # {-1, 0, 1}: FP8 codes exact
+    tensors = [("x", "F32", [tokens, din], struct.pack(f"<{tokens * din}f", *signs(tokens * din, 1))),
+               ("w", "BF16", [dout, din], bf16(signs(dout * din, 2))),
+               ("dy", "F16", [tokens, dout], struct.pack(f"<{tokens * dout}e", *signs(tokens * dout, 3))),
+               ("odd", "F32", [tokens, 40], b"\0" * (tokens * 40 * 4)),
+               ("w40", "F32", [24, 40], b"\0" * (24 * 40 * 4)),
+               ("dy24", "F32", [tokens, 24], b"\0" * (tokens * 24 * 4))]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "layer.safetensors")
+        write_safetensors(path, tensors)
+        spec = "dy=dy,x=x,w=w"
+        records = gemm_json(lowp, "--input", path, "--gemm-triple", spec)
+        assert [r["recipe"] for r in records] == list(GEMM_RECIPES), records
+        for r in records:
+            assert r["triple"] == spec and r["source"] == path and r["status"] == "ok", r
+            assert (r["tokens"], r["in"], r["out"]) == (tokens, din, dout), r
+        # Every FP8 code and scale is exact, so only the fp32 epilogue's rounding is left.
+        fp8 = next(r for r in records if r["recipe"] == "fp8_current")
+        assert all(fp8[f"{p}_snr_db"] > 100 for p in PRODUCTS), fp8
+        assert not gemm_json(lowp, "--input", path), "no triple named: no GEMM records"
+        text = run(lowp, "report", "--input", path, "--backend", "cpu", "--quiet")
+        assert "--gemm-triple x=NAME,w=NAME,dy=NAME" in text.stdout, text.stdout
+        skipped = gemm_json(lowp, "--input", path, "--gemm-triple", "x=odd,w=w40,dy=dy24")
+        assert {r["status"] for r in skipped} == {"skipped"} and "multiples of 16" in skipped[0]["message"], skipped
+        for bad, words in ((["--gemm-triple", "x=x,w=w"], "names x, w and dy are all needed"),
+                           (["--gemm-triple", "x=x,w=w,dy=dy,b=w"], "'b=w' is not one of them"),
+                           (["--gemm-triple", "x=x,w=w,x=dy"], "x given twice"),
+                           (["--gemm-triple", "x=x,w=nope,dy=dy"], "has no tensor named 'nope'"),
+                           (["--gemm-triple", "x=x,w=dy,dy=w"], "needs x tokens x in, w out x in, dy tokens x out")):
+            p = run(lowp, "report", "--input", path, "--backend", "cpu", "--quiet", *bad)
+            assert p.returncode != 0 and words in p.stderr and "lowp: error:" in p.stderr, (bad, p.stderr)
+    p = run(lowp, "report", "--quick", "--backend", "cpu", "--gemm-triple", "x=a,w=b,dy=c")
+    assert p.returncode != 0 and "give it with --input" in p.stderr, p.stderr
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -361,7 +452,9 @@ def main():
      "usage": case_usage,
      "report_summary": case_report_summary,
      "rowwise_only": case_rowwise_only,
-     "nonfinite": case_nonfinite}[case](lowp)
+     "nonfinite": case_nonfinite,
+     "gemm_view": case_gemm_view,
+     "gemm_triple": case_gemm_triple}[case](lowp)
     print(f"{case}: ok")
 
 

@@ -22,6 +22,7 @@ RECIPES = {
 FP8_DTYPES = {"e4m3": _lowp.DTYPE_E4M3, "e5m2": _lowp.DTYPE_E5M2}
 QUANTIZED_DTYPES = {**FP8_DTYPES, "e2m1": _lowp.DTYPE_E2M1}
 OUTPUT_DTYPES = {"float32": _lowp.DTYPE_FLOAT32, "float16": _lowp.DTYPE_FLOAT16, "bfloat16": _lowp.DTYPE_BFLOAT16}
+GEMM_OUTPUT_DTYPES = {"bfloat16": _lowp.DTYPE_BFLOAT16, "float32": _lowp.DTYPE_FLOAT32}
 ROLES = {"input": _lowp.ROLE_INPUT, "weight": _lowp.ROLE_WEIGHT, "gradient": _lowp.ROLE_GRADIENT}
 SCALE_LAYOUTS = {"compact": _lowp.SCALE_LAYOUT_COMPACT, "swizzled": _lowp.SCALE_LAYOUT_SWIZZLED}
 ORIENTATIONS = {"rowwise": _lowp.ROWWISE, "columnwise": _lowp.COLUMNWISE}
@@ -29,6 +30,10 @@ ACTIVATIONS = {"gelu_tanh": _lowp.ACTIVATION_GELU_TANH, "silu": _lowp.ACTIVATION
                "relu": _lowp.ACTIVATION_RELU}
 AMAX_ALGOS = {"max": _lowp.AMAX_ALGO_MAX, "most_recent": _lowp.AMAX_ALGO_MOST_RECENT}
 _FP8_RECIPES = ("fp8_delayed", "fp8_current", "fp8_per_token")
+# Whether an NVFP4 role's defaults (None: no role) put the columnwise copy in the RHT domain, read
+# from the library once here (the functions below call nothing of the extension: dynamo traces them).
+_COLUMNWISE_RHT = {role: _lowp.QuantConfig(role=None if role is None else ROLES[role]).rht
+                   for role in (None, *ROLES)}
 _GROUP_ARRAYS = ("first_dims", "last_dims", "offsets")
 
 # Filled by lowp/torch.py on import: op name -> torch.ops.lowp.<name>.default.
@@ -171,7 +176,8 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
     return QuantizedTensor(recipe, "e2m1", shape,
                            QuantizedPart(r, rs, ra if rowwise_amax is None else rowwise_amax) if rowwise else None,
                            QuantizedPart(c, cs, ca if columnwise_amax is None else columnwise_amax)
-                           if columnwise else None, scale_layout=scale_layout, options=options)
+                           if columnwise else None, scale_layout=scale_layout, options=options,
+                           columnwise_rht=bool(rht) if rht is not None else _COLUMNWISE_RHT[role])
 
 
 def quantize_dact(grad: Array, act_input: Array, activation: str = "gelu_tanh", recipe: str = "fp8_current", *,
@@ -206,16 +212,64 @@ def dequantize(q: QuantizedTensor, which: str = "rowwise", dtype: Any = "float32
     dtype: "float32", "float16" or "bfloat16" (or the framework's dtype object); round to
     nearest even. The result is in q's framework, on its device.
     """
-    orientation = _choice("which", which, ORIENTATIONS)
+    args = _copy_args(q, which, "which", "q")
     out_dtype = _dtype_choice("dtype", dtype, OUTPUT_DTYPES)
+    out = _run("dequantize", *args, out_dtype)
+    return out if args[-1] == _lowp.COLUMNWISE else out.reshape(q.shape)
+
+
+def _copy_args(q, which, which_arg, name):
+    """The operator arguments of one copy of q: (data, scale_inv, amax, dtype, scaling,
+    scale_layout, rows, cols, orientation), scale_inv the tensor's for FP8 per-tensor."""
+    orientation = _choice(which_arg, which, ORIENTATIONS)
     part = q.columnwise if orientation == _lowp.COLUMNWISE else q.rowwise
     if part is None:
-        raise ValueError(f"which: q has no {which} copy")
-    scaling = _choice("q.recipe", q.recipe, RECIPES)
+        raise ValueError(f"{which_arg}: {name} has no {which} copy")
     scale_inv = q.scale_inv if q.recipe in ("fp8_delayed", "fp8_current") else part.scale_inv
-    out = _run("dequantize", part.data, scale_inv, part.amax, _choice("q.dtype", q.dtype, QUANTIZED_DTYPES), scaling,
-               _choice("q.scale_layout", q.scale_layout, SCALE_LAYOUTS), q.rows, q.cols, orientation, out_dtype)
-    return out if orientation == _lowp.COLUMNWISE else out.reshape(q.shape)
+    return (part.data, scale_inv, part.amax, _choice(f"{name}.dtype", q.dtype, QUANTIZED_DTYPES),
+            _choice(f"{name}.recipe", q.recipe, RECIPES),
+            _choice(f"{name}.scale_layout", q.scale_layout, SCALE_LAYOUTS), q.rows, q.cols, orientation)
+
+
+def gemm(a: QuantizedTensor, a_copy: str, b: QuantizedTensor, b_copy: str, *, out_dtype: Any = None,
+         bias: Optional[Array] = None, accumulate_into: Optional[Array] = None, fast_accumulation: bool = False,
+         a_columnwise_rht: Optional[bool] = None, b_columnwise_rht: Optional[bool] = None) -> Array:
+    """D = A . B^T on quantized tensors (lowp_gemm): A is the a_copy copy ("rowwise": a as
+    quantized, rows x cols; "columnwise": its transpose) of a, M x K; B likewise of b, N x K;
+    D is M x N. A linear layer y = x W^T (x: tokens x in, W: out x in, dy: tokens x out):
+
+      y  = lowp.gemm(qx, "rowwise", qw, "rowwise")             # fprop
+      dx = lowp.gemm(qdy, "rowwise", qw, "columnwise")         # dgrad
+      lowp.gemm(qdy, "columnwise", qx, "columnwise", accumulate_into=dw)   # wgrad, dw += dy^T x
+
+    Both from one family: FP8 per-tensor (fp8_current / fp8_delayed; e4m3 x e4m3, e4m3 x e5m2,
+    e5m2 x e4m3), FP8 per-token, NVFP4 per-tensor, NVFP4 per-token. The outer scales, bias and
+    accumulation follow numerics §8 in fp32.
+
+    out_dtype: "bfloat16" (default) or "float32" (or the framework's dtype object).
+    bias: N values (bfloat16; float32 for NVFP4 only), added to each column after the scales.
+    accumulate_into: a float32 M x N array; D is added to it in place and it is returned.
+    fast_accumulation: FP8 only, cuBLASLt's fast accumulation (partial sums below fp32).
+    a_columnwise_rht, b_columnwise_rht: whether the columnwise copy was made with RHT; None takes
+      the tensor's own record (QuantizedTensor.columnwise_rht). Two columnwise copies a GEMM
+      reads must both be in the RHT domain or neither (wgrad with the input and gradient defaults).
+
+    NumPy and PyTorch CPU arrays run lowp's CPU reference (exact products summed in fp64);
+    PyTorch and CuPy CUDA arrays its CUDA backend on the current stream, with the workspace
+    lowp_gemm_workspace_size asks for allocated in the operands' framework (no host sync,
+    capturable in CUDA graphs). Errors as lowp.quantize's; nothing is written then.
+    """
+    operands = _copy_args(a, a_copy, "a_copy", "a") + _copy_args(b, b_copy, "b_copy", "b")
+    a_rht = bool(a.columnwise_rht if a_columnwise_rht is None else a_columnwise_rht)
+    b_rht = bool(b.columnwise_rht if b_columnwise_rht is None else b_columnwise_rht)
+    knobs = (bias, bool(fast_accumulation), a_rht, b_rht)
+    if accumulate_into is not None:
+        if out_dtype is not None and _dtype_choice("out_dtype", out_dtype, GEMM_OUTPUT_DTYPES) != _lowp.DTYPE_FLOAT32:
+            raise ValueError("out_dtype: accumulate_into is a float32 D; lowp accumulates into float32 only")
+        _run("gemm_accumulate", *operands, accumulate_into, *knobs)
+        return accumulate_into
+    code = _dtype_choice("out_dtype", "bfloat16" if out_dtype is None else out_dtype, GEMM_OUTPUT_DTYPES)
+    return _run("gemm", *operands, code, *knobs)
 
 
 def amax(x: Array) -> Array:

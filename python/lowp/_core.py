@@ -71,12 +71,14 @@ def _layout(arrays, names):
     return [address_of(a, name, "int64", numel=n) for a, name in zip(arrays, names)], n
 
 
-def _call(anchor, fn, *args):
+def _call(anchor, fn, *args, stream=True):
+    """fn(*args, stream) on anchor's device (without the stream argument when stream is False)."""
+    extra = (anchor.stream(),) if stream else ()
     device = anchor.device()
     if device is _arrays.NULL_CONTEXT:
-        return fn(*args, anchor.stream())
+        return fn(*args, *extra)
     with device:
-        return fn(*args, anchor.stream())
+        return fn(*args, *extra)
 
 
 def _fp8_per_tensor(X, scale, amax, dtype, scaling, rowwise, columnwise, amax_epsilon, power_of_two_scale):
@@ -146,39 +148,101 @@ def nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwi
     return outs
 
 
+def _copy_desc(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, prefix=""):
+    """The C descriptor of a quantized tensor x (rows x cols) holding only its `which` copy, after
+    checking that copy's buffers: (descriptor, the copy's rows, its cols). prefix names the
+    operand in messages ("a." -> "a.data")."""
+    if rows < 0 or cols < 0:
+        raise ValueError(f"{prefix}shape: {rows} x {cols}; must be >= 0")
+    col = which == _lowp.COLUMNWISE
+    orient_rows, orient_cols = (cols, rows) if col else (rows, cols)
+    if scaling in _PER_TENSOR_FP8:
+        data_p = address_of(data, prefix + "data", "uint8", numel=rows * cols)
+        part = (data_p, 0, 0)
+        tensor = (0, address_of(scale_inv, prefix + "scale_inv", "float32", numel=1), 0)
+    elif scaling == _lowp.SCALING_PER_TOKEN:
+        data_p = address_of(data, prefix + "data", "uint8", numel=rows * cols)
+        amax_p = address_of(amax, prefix + "amax", "float32", numel=orient_rows)
+        part = (data_p, address_of(scale_inv, prefix + "scale_inv", "float32", numel=orient_rows), amax_p)
+        tensor = (0, 0, 0)
+    elif scaling in _NVFP4:
+        data_p = address_of(data, prefix + "data", "uint8", numel=rows * cols // 2)
+        scales = math.prod(_shapes._scales(orient_rows, orient_cols // 16))
+        amaxes = orient_rows if scaling == _lowp.SCALING_NVFP4_PER_TOKEN else 1
+        part = (data_p, address_of(scale_inv, prefix + "scale_inv", "uint8", numel=scales),
+                address_of(amax, prefix + "amax", "float32", numel=amaxes))
+        tensor = (0, 0, 0)
+    else:
+        raise ValueError(f"{prefix}scaling: {scaling} is not a lowp scaling")
+    none = (0, 0, 0)
+    q = (dtype, scaling, scale_layout, rows, cols, *(none if col else part), *(part if col else none), *tensor)
+    return q, orient_rows, orient_cols
+
+
 def dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, out_dtype):
     """One copy of a quantized tensor (x's rows x cols) back to out_dtype: rows x cols
     (rowwise) or cols x rows (columnwise)."""
     if out_dtype not in DTYPE_NAMES:
         raise ValueError(f"dtype: {out_dtype} is not float32, float16 or bfloat16")
-    if rows < 0 or cols < 0:
-        raise ValueError(f"shape: {rows} x {cols}; must be >= 0")
-    col = which == _lowp.COLUMNWISE
-    orient_rows, orient_cols = (cols, rows) if col else (rows, cols)
     D = Anchor(data, "data")
-    if scaling in _PER_TENSOR_FP8:
-        data_p = address_of(data, "data", "uint8", numel=rows * cols)
-        part = (data_p, 0, 0)
-        tensor = (0, address_of(scale_inv, "scale_inv", "float32", numel=1), 0)
-    elif scaling == _lowp.SCALING_PER_TOKEN:
-        data_p = address_of(data, "data", "uint8", numel=rows * cols)
-        amax_p = address_of(amax, "amax", "float32", numel=orient_rows)
-        part = (data_p, address_of(scale_inv, "scale_inv", "float32", numel=orient_rows), amax_p)
-        tensor = (0, 0, 0)
-    elif scaling in _NVFP4:
-        data_p = address_of(data, "data", "uint8", numel=rows * cols // 2)
-        scales = math.prod(_shapes._scales(orient_rows, orient_cols // 16))
-        amaxes = orient_rows if scaling == _lowp.SCALING_NVFP4_PER_TOKEN else 1
-        part = (data_p, address_of(scale_inv, "scale_inv", "uint8", numel=scales),
-                address_of(amax, "amax", "float32", numel=amaxes))
-        tensor = (0, 0, 0)
-    else:
-        raise ValueError(f"scaling: {scaling} is not a lowp scaling")
-    (out,) = D.alloc(_shapes.dequantize(rows, cols, col, DTYPE_NAMES[out_dtype]))
-    none = (0, 0, 0)
-    q = (dtype, scaling, scale_layout, rows, cols, *(none if col else part), *(part if col else none), *tensor)
+    q, orient_rows, orient_cols = _copy_desc(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which)
+    (out,) = D.alloc(_shapes.dequantize(rows, cols, which == _lowp.COLUMNWISE, DTYPE_NAMES[out_dtype]))
     _call(D, _lowp.dequantize, q, which, address(out), out_dtype, orient_rows, orient_cols)
     return out
+
+
+_GEMM_OUTPUTS = {_lowp.DTYPE_BFLOAT16: "bfloat16", _lowp.DTYPE_FLOAT32: "float32"}
+
+
+def _gemm(a, b, d, out_dtype, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht):
+    """D = A . B^T, a and b each the 9 operand values of the torch schema (lowp/torch.py, the
+    order of _copy_desc's arguments). d None: a new M x N array of out_dtype; else d (float32,
+    M x N) is accumulated into. The workspace lowp_gemm asks for is allocated in a's framework."""
+    A = Anchor(a[0], "a.data")
+    qa, m, _ = _copy_desc(*a, prefix="a.")
+    qb, n, _ = _copy_desc(*b, prefix="b.")
+    accumulate = d is not None
+    if accumulate:
+        d_p = address_of(d, "accumulate_into", "float32", writable=True)
+        if tuple(d.shape) != (m, n):
+            raise ValueError(f"accumulate_into: shape {tuple(d.shape)}; D is M x N = ({m}, {n})")
+        out_dtype = _lowp.DTYPE_FLOAT32
+    else:
+        if out_dtype not in _GEMM_OUTPUTS:
+            raise ValueError(f"out_dtype: {out_dtype} is not bfloat16 or float32")
+        (d,) = A.alloc([((m, n), _GEMM_OUTPUTS[out_dtype])])
+        d_p = address(d)
+    bias_p, bias_dtype = 0, None
+    if bias is not None:
+        bias_p = address_of(bias, "bias", ("bfloat16", "float32"), numel=n)
+        bias_dtype = _arrays.INPUT_DTYPES[_arrays.framework(bias).dtype_name(bias)]
+    cfg = _lowp.GemmConfig(bias=bias_p, bias_dtype=bias_dtype, accumulate=accumulate,
+                           fast_accumulation=fast_accumulation, a_columnwise_rht=a_columnwise_rht,
+                           b_columnwise_rht=b_columnwise_rht)
+    problem = (qa, a[8], qb, b[8], d_p, out_dtype, m, n, cfg)
+    ws = _call(A, _lowp.gemm_workspace_size, *problem, stream=False)
+    (workspace,) = A.alloc([((ws,), "uint8")]) if ws else (None,)
+    _call(A, _lowp.gemm, *problem, address(workspace) if ws else 0, ws)
+    return d
+
+
+def gemm(a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy, b_data,
+         b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy, out_dtype, bias,
+         fast_accumulation, a_columnwise_rht, b_columnwise_rht):
+    """D = A . B^T (M x N, out_dtype bfloat16 or float32), A the a_copy copy of tensor a
+    (a_rows x a_cols), B likewise."""
+    a = (a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy)
+    b = (b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy)
+    return _gemm(a, b, None, out_dtype, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht)
+
+
+def gemm_accumulate(a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy,
+                    b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy, d, bias,
+                    fast_accumulation, a_columnwise_rht, b_columnwise_rht):
+    """d (float32, M x N) += A . B^T in place, operands as gemm's."""
+    a = (a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy)
+    b = (b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy)
+    _gemm(a, b, d, None, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht)
 
 
 def amax(x):

@@ -34,7 +34,8 @@ class QuantizedTensor:
     dtype: "e4m3", "e5m2" (FP8) or "e2m1" (NVFP4). shape: x's shape (rows = all but the last
     dimension, cols = the last). scale, scale_inv, amax: FP8 per-tensor state (one float32 each;
     under delayed scaling scale and amax are the caller's arrays). options: the NVFP4 role and
-    knobs as given (absent: lowp's default for the role).
+    knobs as given (absent: lowp's default for the role). columnwise_rht: the columnwise copy was
+    made with the random Hadamard transform (NVFP4; lowp.gemm reads it).
     """
 
     recipe: str
@@ -47,6 +48,7 @@ class QuantizedTensor:
     amax: Optional[Array] = None
     scale_layout: str = "compact"
     options: dict = field(default_factory=dict)
+    columnwise_rht: bool = False
 
     @property
     def rows(self) -> int:

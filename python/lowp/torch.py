@@ -23,6 +23,10 @@ _PARTS_OUT = "(Tensor data, Tensor scale_inv, Tensor amax, Tensor data_t, Tensor
 _FP8_KNOBS = "float amax_epsilon, bool power_of_two_scale"
 _GROUP = "Tensor first_dims, Tensor last_dims, Tensor offsets"
 _GROUP_OUT = "(Tensor data, Tensor data_t, Tensor scale, Tensor scale_inv, Tensor amax, Tensor workspace)"
+# A GEMM operand: the copy it reads (data, its scales, its amax) and the tensor it belongs to.
+_GEMM_A, _GEMM_B = (f"Tensor {p}_data, Tensor? {p}_scale_inv, Tensor? {p}_amax, int {p}_dtype, int {p}_scaling, "
+                    f"int {p}_scale_layout, int {p}_rows, int {p}_cols, int {p}_copy" for p in "ab")
+_GEMM_KNOBS = "Tensor? bias, bool fast_accumulation, bool a_columnwise_rht, bool b_columnwise_rht"
 
 SCHEMAS = {
     "fp8_quantize": f"fp8_quantize(Tensor x, Tensor? scale, Tensor(a!)? amax, int dtype, int scaling, bool rowwise, "
@@ -59,6 +63,8 @@ SCHEMAS = {
                               "int scale_layout, bool? rht, int? rht_sign_mask, bool? stochastic_rounding, "
                               "int group_row_multiple) -> (Tensor data, Tensor scale_inv, Tensor amax, "
                               "Tensor data_t, Tensor scale_inv_t, Tensor amax_t, Tensor workspace)",
+    "gemm": f"gemm({_GEMM_A}, {_GEMM_B}, int out_dtype, {_GEMM_KNOBS}) -> Tensor",
+    "gemm_accumulate": f"gemm_accumulate({_GEMM_A}, {_GEMM_B}, Tensor(a!) d, {_GEMM_KNOBS}) -> ()",
     "nvfp4_grouped_amax": "nvfp4_grouped_amax(Tensor x, Tensor member_rows, bool rows, bool cols, bool rht, "
                           "int? rht_sign_mask, int group_row_multiple) -> (Tensor row_amax, Tensor col_amax, "
                           "Tensor workspace)",
@@ -154,6 +160,15 @@ def _fake_nvfp4_grouped_amax(x, member_rows, rows, cols, *knobs):
     return _empty(x, _shapes.nvfp4_grouped_amax(*_rows_cols(x), n, rows, cols, _shapes.grouped_workspace_bytes(n)))
 
 
+def _fake_gemm(*args):
+    a_rows, a_cols, a_copy = args[6:9]
+    b_rows, b_cols, b_copy = args[15:18]
+    columnwise = _api.ORIENTATIONS["columnwise"]
+    m = a_cols if a_copy == columnwise else a_rows
+    n = b_cols if b_copy == columnwise else b_rows
+    return args[0].new_empty((m, n), dtype=_DTYPES[_core.DTYPE_NAMES[args[18]]])
+
+
 _FAKES = {
     "fp8_quantize": _fake_fp8_quantize,
     "fp8_quantize_dact": _fake_fp8_quantize_dact,
@@ -171,7 +186,11 @@ _FAKES = {
     "grouped_amax": _fake_grouped_amax,
     "grouped_dequantize": _fake_grouped_dequantize,
     "nvfp4_grouped_quantize": _fake_nvfp4_grouped_quantize,
+    "gemm": f"gemm({_GEMM_A}, {_GEMM_B}, int out_dtype, {_GEMM_KNOBS}) -> Tensor",
+    "gemm_accumulate": f"gemm_accumulate({_GEMM_A}, {_GEMM_B}, Tensor(a!) d, {_GEMM_KNOBS}) -> ()",
     "nvfp4_grouped_amax": _fake_nvfp4_grouped_amax,
+    "gemm": _fake_gemm,
+    "gemm_accumulate": _fake_in_place,
 }
 
 

@@ -1,10 +1,12 @@
-// lowp._lowp: the nanobind extension. Thin: one function per C entry point (ops.cpp), the
-// config struct (config.cpp) and the C enums' values; arrays are handled in Python (lowp/_core.py).
+// lowp._lowp: the nanobind extension. Thin: one function per C entry point (ops.cpp, gemm.cpp),
+// the config structs (config.cpp, gemm.cpp) and the C enums' values; arrays are handled in
+// Python (lowp/_core.py).
 #include <nanobind/nanobind.h>
 
 #include <utility>
 
 #include "config.h"
+#include "gemm.h"
 #include "ops.h"
 
 namespace nb = nanobind;
@@ -39,5 +41,5 @@ NB_MODULE(_lowp, m) {
   m.def("cuda_available", [] { return lowp_cuda_available() != 0; });
   lowp_py::bind_config(m);
   lowp_py::bind_ops(m);
-  // The GEMM (include/lowp/gemm.h) gets its functions in a gemm.cpp beside ops.cpp when it lands.
+  lowp_py::bind_gemm(m);
 }

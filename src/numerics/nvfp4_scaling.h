@@ -73,10 +73,15 @@ LOWP_HD float nvfp4_multiplier_per_token(uint8_t s, float s_enc) { return nvfp4_
 // positive zero, whatever the signs (SPEC §5; m = 0 would otherwise give -0.0 -> code 8).
 LOWP_HD bool nvfp4_per_token_block_is_zero(uint8_t s) { return decode_e4m3(s) == 0.0f; }
 
+// The factor every element of a block is dequantized with: float(s) * A * (1/2688), from the
+// decoded block scale float(s).
+LOWP_HD float nvfp4_dequantize_factor(float block_scale, float amax) {
+  return mul_rn(mul_rn(block_scale, amax), 1.0f / kNvfp4OuterMax);
+}
+
 // Dequantized element: e2m1(q) * (float(s) * A * (1/2688)).
 LOWP_HD float nvfp4_dequantize(uint8_t code, uint8_t s, float amax) {
-  const float outer = mul_rn(mul_rn(decode_e4m3(s), amax), 1.0f / kNvfp4OuterMax);
-  return mul_rn(decode_e2m1(code), outer);
+  return mul_rn(decode_e2m1(code), nvfp4_dequantize_factor(decode_e4m3(s), amax));
 }
 
 // Per-token dequantize: the same with A = max(amax of the row, 1e-12), as the encoder used.

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "cuda/common/common.cuh"
-#include "device_buffer.h"
+#include "exhaustive.h"
 
 namespace lowp_test {
 namespace {
@@ -29,15 +29,10 @@ __global__ void count_mismatches(unsigned long long* bad, uint32_t* first_bad) {
 
 TEST(Fp8CvtGpu, PtxConversionEqualsScalarRuleOnAllInputs) {
   LOWP_REQUIRE_GPU();
-  DeviceBuffer dbad(8, 0, 0), dfirst(4, 0, 0xFF);
-  count_mismatches<<<132 * 8, 256>>>(static_cast<unsigned long long*>(dbad.get()), static_cast<uint32_t*>(dfirst.get()));
-  LOWP_CUDA_OK(cudaDeviceSynchronize());
-  unsigned long long bad = 0;
-  uint32_t first = 0;
-  cudaMemcpy(&bad, dbad.get(), 8, cudaMemcpyDeviceToHost);
-  cudaMemcpy(&first, dfirst.get(), 4, cudaMemcpyDeviceToHost);
-  std::printf("[fp8 cvt ptx==scalar] 2^32 inputs x 2 formats x 2 lanes, %llu mismatches\n", bad);
-  EXPECT_EQ(bad, 0ull) << "first mismatching input bits 0x" << std::hex << first;
+  const Mismatches m = run_exhaustive(count_mismatches);
+  ASSERT_EQ(m.error, cudaSuccess) << cudaGetErrorString(m.error);
+  std::printf("[fp8 cvt ptx==scalar] 2^32 inputs x 2 formats x 2 lanes, %llu mismatches\n", m.count);
+  EXPECT_EQ(m.count, 0ull) << "first mismatching input bits 0x" << std::hex << m.first;
 }
 
 }  // namespace

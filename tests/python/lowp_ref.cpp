@@ -7,6 +7,7 @@
 // Keys naming files (x=, act=, scale=, ...) are read as raw bytes; the rest are integers or
 // floats. A key left out takes the default shown by its get() call. Exit status 0 on success;
 // on a failed call, 2 and lowp's message on stderr.
+#include <lowp/gemm.h>
 #include <lowp/lowp.h>
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -348,7 +350,56 @@ int run_nvfp4_grouped(const std::string& op) {
   return 0;
 }
 
+// One GEMM operand: keys <p>qdtype, <p>scaling, <p>layout, <p>rows, <p>cols (the tensor),
+// <p>which (the copy read) and the files <p>data, <p>sinv (the copy's scales; FP8 per-tensor: the
+// tensor's scale_inv), <p>amax.
+struct GemmOperand {
+  Buffer data, sinv, amax;
+  lowp_quantized_tensor q = blank_quantized();
+  lowp_orientation which = LOWP_ROWWISE;
+
+  explicit GemmOperand(const std::string& p)
+      : data(file((p + "data").c_str())), sinv(file((p + "sinv").c_str())), amax(file((p + "amax").c_str())) {
+    q.dtype = static_cast<lowp_dtype>(geti((p + "qdtype").c_str(), LOWP_DTYPE_E4M3));
+    q.scaling = static_cast<lowp_scaling>(geti((p + "scaling").c_str(), LOWP_SCALING_CURRENT));
+    q.scale_layout = static_cast<lowp_scale_layout>(geti((p + "layout").c_str(), 0));
+    q.rows = geti((p + "rows").c_str(), 1);
+    q.cols = geti((p + "cols").c_str(), 1);
+    which = static_cast<lowp_orientation>(geti((p + "which").c_str(), LOWP_ROWWISE));
+    const bool per_tensor_fp8 = q.scaling == LOWP_SCALING_DELAYED || q.scaling == LOWP_SCALING_CURRENT;
+    const lowp_quantized_part part{data.data(), per_tensor_fp8 ? nullptr : sinv.data(), amax.as<float>()};
+    (which == LOWP_COLUMNWISE ? q.columnwise : q.rowwise) = part;
+    if (per_tensor_fp8) q.scale_inv = sinv.as<float>();
+  }
+  int64_t rows() const { return which == LOWP_COLUMNWISE ? q.cols : q.rows; }
+};
+
+// D = A . B^T on the CPU; acc= (a float32 D_old file) accumulates into it, bias= (bias_dtype) is
+// added per column. Writes out.
+int run_gemm() {
+  GemmOperand a("a_"), b("b_");
+  Buffer bias = file("bias"), acc = file("acc");
+  const bool accumulate = has("acc");
+  const lowp_dtype out_dtype =
+      accumulate ? LOWP_DTYPE_FLOAT32 : static_cast<lowp_dtype>(geti("out_dtype", LOWP_DTYPE_BFLOAT16));
+  const int64_t m = a.rows(), n = b.rows();
+  Buffer out = accumulate ? std::move(acc) : Buffer(static_cast<size_t>(m * n) * (out_dtype == LOWP_DTYPE_FLOAT32 ? 4 : 2));
+  lowp_tensor d{out.data(), out_dtype, m, n};
+  lowp_gemm_config cfg;
+  lowp_gemm_config_default(&cfg);
+  cfg.bias = bias.data();
+  cfg.bias_dtype = static_cast<lowp_dtype>(geti("bias_dtype", cfg.bias_dtype));
+  cfg.accumulate = accumulate;
+  cfg.fast_accumulation = static_cast<int>(geti("fast", 0));
+  cfg.a_columnwise_rht = static_cast<int>(geti("a_rht", 0));
+  cfg.b_columnwise_rht = static_cast<int>(geti("b_rht", 0));
+  check(lowp_gemm(&a.q, a.which, &b.q, b.which, &d, &cfg, nullptr, 0, nullptr), "lowp_gemm");
+  write("out", out);
+  return 0;
+}
+
 int run(const std::string& op) {
+  if (op == "gemm") return run_gemm();
   if (op == "quantize" || op == "quantize_dact") return run_quantize(op == "quantize_dact");
   if (op == "dequantize") return run_dequantize();
   if (op == "amax" || op == "amax_per_token" || op == "nvfp4_amax_per_token") return run_amax(op);

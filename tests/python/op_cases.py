@@ -3,7 +3,7 @@ the framework's array on the device under test) and returns its outputs. The tor
 on NumPy, on CPU tensors and on CUDA tensors and compare the bytes."""
 import lowp
 
-from conftest import make_input, np
+from conftest import make_input, md, np
 
 SEED_OFFSET = np.array([0x0123456789ABCDEF, 42], dtype=np.uint64)
 MEMBER_ROWS = np.array([32, 0, 16, 48], np.int64)
@@ -117,5 +117,38 @@ def nvfp4_grouped(T):
             q.columnwise.amax, r, c, q.workspace]
 
 
+def _on_grid(rows, cols, seed):
+    """E2M1 grid values with 6 wherever i % 16 == j % 16, so every 16-block of a row and of a column
+    holds 6: with amax 2688 every NVFP4 code and block scale is exact, and every product is a
+    multiple of 1/4 of at most 36."""
+    rng = np.random.default_rng(seed)
+    grid = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float32)
+    x = grid[rng.integers(0, 8, (rows, cols))] * rng.choice(np.float32([-1, 1]), (rows, cols))
+    i, j = np.indices((rows, cols))
+    x[i % 16 == j % 16] = 6.0
+    return x
+
+
+def gemm(T):
+    """Operands whose every partial sum is exact in fp32 (NVFP4 on the grid with amax 2688; FP8
+    codes +-256 with scale_inv 2^-8), so every backend gives the same bytes: fprop-like and
+    wgrad-like products, bias, accumulate."""
+    x, w, y = _on_grid(32, 64, 1), _on_grid(48, 64, 2), _on_grid(32, 48, 3)
+    amax = lambda n: T(np.full(n, 2688.0, np.float32))  # noqa: E731
+    qx = lowp.quantize(T(x), "nvfp4_per_token", columnwise=True, rowwise_amax=amax(32), columnwise_amax=amax(64))
+    qw = lowp.quantize(T(w), "nvfp4_per_tensor", rowwise_amax=amax(1))
+    qy = lowp.quantize(T(y), "nvfp4_per_token", columnwise=True, rowwise_amax=amax(32), columnwise_amax=amax(48))
+    qx1 = lowp.quantize(T(x), "nvfp4_per_tensor", rowwise_amax=amax(1))
+    fp8 = {n: lowp.quantize(T(np.sign(a)), "fp8_current", columnwise=True, power_of_two_scale=True)
+           for n, a in (("x", x), ("w", w), ("y", y))}
+    acc = T((np.arange(48 * 64, dtype=np.float32).reshape(48, 64) % 37) / 4)
+    lowp.gemm(fp8["y"], "columnwise", fp8["x"], "columnwise", accumulate_into=acc)
+    return [lowp.gemm(qx1, "rowwise", qw, "rowwise", out_dtype="float32", bias=T(np.arange(48, dtype=np.float32) / 4)),
+            lowp.gemm(qy, "columnwise", qx, "columnwise"),
+            lowp.gemm(fp8["x"], "rowwise", fp8["w"], "rowwise",
+                      bias=T((np.arange(48, dtype=np.float32) / 4 - 6).astype(md.bfloat16))),
+            acc]
+
+
 CASES = [fp8_current, fp8_delayed, fp8_per_token, nvfp4_gradient, nvfp4_weight, nvfp4_input_estimated,
-         nvfp4_per_token, dact, amaxes, delayed_update, swizzle, rng, grouped, nvfp4_grouped]
+         nvfp4_per_token, dact, amaxes, delayed_update, swizzle, rng, grouped, nvfp4_grouped, gemm]

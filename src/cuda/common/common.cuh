@@ -33,6 +33,34 @@ __device__ __forceinline__ float to_f32<F16>(uint16_t r) { return num::f16_to_f3
 template <>
 __device__ __forceinline__ float to_f32<F32>(float r) { return r; }
 
+// fp32 -> an output element's raw storage (round to nearest even; shared numerics).
+template <typename T>
+__device__ __forceinline__ typename T::Raw from_f32(float v);
+template <>
+__device__ __forceinline__ uint16_t from_f32<Bf16>(float v) { return num::f32_to_bf16(v); }
+template <>
+__device__ __forceinline__ uint16_t from_f32<F16>(float v) { return num::f32_to_f16(v); }
+template <>
+__device__ __forceinline__ float from_f32<F32>(float v) { return v; }
+
+// Two fp32 values -> packed bf16x2 / f16x2 (first in the low half) by the hardware conversion
+// (cvt.rn.{bf16x2,f16x2}.f32), which equals from_f32 on every input but NaN (NaN payloads
+// differ): tests/cuda/half_cvt_exhaustive_test.cu checks all 2^32.
+template <typename T>
+__device__ __forceinline__ uint32_t pack2_not_nan(float lo, float hi);
+template <>
+__device__ __forceinline__ uint32_t pack2_not_nan<Bf16>(float lo, float hi) {
+  uint32_t d;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
+}
+template <>
+__device__ __forceinline__ uint32_t pack2_not_nan<F16>(float lo, float hi) {
+  uint32_t d;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
+}
+
 // Element i of a bf16 / fp16 / fp32 output, from fp32 (round to nearest even).
 __device__ __forceinline__ void store_as(void* out, lowp_dtype t, int64_t i, float v) {
   switch (t) {

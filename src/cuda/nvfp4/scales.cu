@@ -1,10 +1,9 @@
-// CUDA NVFP4 scale-layout and dequantize kernels: the standalone compact -> swizzled scale copy
-// (SPEC §6) and the dequantize of one orientation (SPEC §3).
+// CUDA NVFP4 scale layout: the standalone compact -> swizzled scale copy (numerics §6). The
+// dequantize is dequantize.cu.
 #include <algorithm>
 
 #include "cuda/common/common.cuh"
 #include "core/backends.h"
-#include "numerics/nvfp4_scaling.h"
 #include "numerics/swizzle.h"
 
 namespace lowp::cuda {
@@ -38,25 +37,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// One thread per 16-element block of the orientation. Per-token: one amax per row, floored as
-// the encoder did (num::nvfp4_dequantize_per_token).
-template <bool kPerToken>
-__global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArgs a) {
-  const int64_t blocks = a.cols / 16, n = a.rows * blocks;
-  const int64_t padded_cols = num::scale_cols_padded(blocks);
-  const bool swizzled = a.scale_layout == LOWP_SCALE_LAYOUT_SWIZZLED;
-  for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
-    const int64_t r = idx / blocks, jb = idx % blocks;
-    const uint8_t s = a.scales[num::scale_offset(r, jb, padded_cols, swizzled)];
-    const float amax = kPerToken ? num::nvfp4_per_token_amax(a.amax[r]) : *a.amax;
-    for (int t = 0; t < 16; t += 2) {
-      const uint8_t byte = a.codes[r * (a.cols / 2) + jb * 8 + t / 2];
-      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t, num::canonical_nan(num::nvfp4_dequantize(byte & 0xF, s, amax)));
-      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t + 1, num::canonical_nan(num::nvfp4_dequantize(byte >> 4, s, amax)));
-    }
-  }
-}
-
 }  // namespace
 
 lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs& a, void* stream) {
@@ -65,16 +45,6 @@ lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs& a, void* stream) {
   const bool words = reinterpret_cast<uintptr_t>(a.swizzled) % 4 == 0;
   swizzle_kernel<<<grid_for(n), kThreads, 0, as_stream(stream)>>>(a.compact, a.swizzled, a.rows, a.blocks, padded_rows, words);
   return check_launch("nvfp4 swizzle kernel");
-}
-
-lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a, void* stream) {
-  dequantize_kernel<false><<<grid_for(a.rows * (a.cols / 16)), kThreads, 0, as_stream(stream)>>>(a);
-  return check_launch("nvfp4 dequantize kernel");
-}
-
-lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs& a, void* stream) {
-  dequantize_kernel<true><<<grid_for(a.rows * (a.cols / 16)), kThreads, 0, as_stream(stream)>>>(a);
-  return check_launch("nvfp4 per-token dequantize kernel");
 }
 
 }  // namespace lowp::cuda
