@@ -118,8 +118,12 @@ LOWP_API lowp_status lowp_gemm(const lowp_quantized_tensor* a, lowp_orientation 
 
 /**
  * Workspace bytes lowp_gemm needs for these arguments (the same checks, without the workspace):
- * 0 for host pointers; on CUDA what the chosen kernel asks for (FP8: the workspace of the
- * algorithm cuBLASLt picks, at most 32 MiB; LOWP_ERROR_UNSUPPORTED when it has none). The same
+ * 0 for host pointers; on CUDA what the chosen kernel asks for. FP8: room to stage the two
+ * operands' scales (cuBLASLt reads scale pointers only at 16-byte alignment; misaligned ones are
+ * copied there) plus the workspace of the algorithm cuBLASLt picks, at most 32 MiB;
+ * LOWP_ERROR_UNSUPPORTED when it has none. NVFP4: the two-stage path's workspace (both operands
+ * decoded to fp16, M*K + N*K halves); a call given less (0 included) runs the fused kernel, which
+ * needs none but is slower (docs/perf/nvfp4-gemm.md). The same
  * arguments give the same size on the same device. Writes *bytes only on success.
  */
 LOWP_API lowp_status lowp_gemm_workspace_size(const lowp_quantized_tensor* a, lowp_orientation a_copy,

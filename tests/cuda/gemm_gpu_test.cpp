@@ -173,7 +173,7 @@ TEST(GemmGpu, ExactCasesBitForBit) {
   for (GemmRecipe r : kNvfp4Recipes)
     for (Product p : kAllProducts)
       for (lowp_dtype dt : {LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT32}) {
-        GemmProblem g = exact_problem(r, p, 144, 264, 1120, seed++);
+        GemmProblem g = exact_problem(r, p, 144, 272, 1120, seed++);
         g.d_dtype = dt;
         g.a_opt.layout = g.b_opt.layout = LOWP_SCALE_LAYOUT_SWIZZLED;
         g.accumulate = dt == LOWP_DTYPE_FLOAT32 && seed % 2 == 0;

@@ -100,7 +100,8 @@ def grouped(T):
     cur = lowp.grouped_quantize(x, *layout, "fp8_current", columnwise=True)
     dly = lowp.grouped_quantize(x, *layout, "fp8_delayed", scale=scale, amax=history, columnwise=True)
     dq = lowp.grouped_quantize_dact(x, T(make_input(1, TOTAL, "bfloat16", seed=5).reshape(TOTAL)), *layout, "relu")
-    out = [lowp.grouped_amax(x, *layout), history, dq.rowwise_data, dq.scale_inv, dq.amax, dq.workspace]
+    # The workspaces are scratch of the backend that ran (the CPU leaves them untouched): not compared.
+    out = [lowp.grouped_amax(x, *layout), history, dq.rowwise_data, dq.scale_inv, dq.amax]
     for q in (cur, dly):
         out += [q.rowwise_data, q.columnwise_data, q.scale, q.scale_inv, q.amax, q.dequantize("rowwise"),
                 q.dequantize("columnwise", "bfloat16")]
@@ -114,7 +115,7 @@ def nvfp4_grouped(T):
                                     rng_state=T(SEED_OFFSET), group_row_multiple=16)
     r, c = lowp.nvfp4_grouped_amax(x, rows, rht=True)
     return [q.rowwise.data, q.rowwise.scale_inv, q.rowwise.amax, q.columnwise.data, q.columnwise.scale_inv,
-            q.columnwise.amax, r, c, q.workspace]
+            q.columnwise.amax, r, c]
 
 
 def _on_grid(rows, cols, seed):

@@ -227,8 +227,9 @@ def _cuda():
 
 @pytest.mark.parametrize("recipe", list(LAYER))
 def test_cuda_within_the_bound_of_the_cpu_reference(recipe):
-    """numerics §8: |d - r| <= 2^-22 K sum_k |a_k b_k| |scales| + one ulp of D, r the CPU result
-    (fp32 D here, so the ulp is fp32's)."""
+    """numerics §8: |d - r| <= e sum_k |a_k b_k| |scales| + one ulp of D, r the CPU result (fp32 D
+    here, so the ulp is fp32's), e = 2^-22 K, plus 2^-8 for FP8 (Hopper's FP8 tensor cores keep
+    partial sums at reduced precision between cuBLASLt's promotions to fp32; docs/gemm.md)."""
     torch = _cuda()
     cpu = layer(recipe, seed=21)
     gpu = layer(recipe, like=_to_torch("cuda"), seed=21)
@@ -239,7 +240,8 @@ def test_cuda_within_the_bound_of_the_cpu_reference(recipe):
         d = call(gpu, product, out_dtype="float32").cpu().numpy().astype(np.float64)
         A, B = cpu[a].dequantize(ac).astype(np.float64), cpu[b].dequantize(bc).astype(np.float64)
         k = A.shape[1]
-        bound = 2.0 ** -22 * k * (np.abs(A) @ np.abs(B).T) + np.abs(r) * 2.0 ** -23
+        e = 2.0 ** -22 * k + (0.0 if recipe.startswith("nvfp4") else 2.0 ** -8)
+        bound = e * (np.abs(A) @ np.abs(B).T) + np.abs(r) * 2.0 ** -23
         bad = np.abs(d - r) > bound
         assert not bad.any(), f"{product}: {bad.sum()} of {bad.size} outside the bound"
     torch.cuda.synchronize()

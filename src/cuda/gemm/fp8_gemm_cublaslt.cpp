@@ -22,6 +22,23 @@ namespace lowp::cuda {
 namespace {
 
 constexpr size_t kMaxWorkspaceBytes = size_t{32} << 20;  // what TE gives cuBLASLt on Hopper
+// cuBLASLt's FP8 kernels refuse (NOT_SUPPORTED at cublasLtMatmul) scale pointers that are not
+// 16-byte aligned; such scales are staged through the front of the workspace.
+constexpr uintptr_t kScaleAlignment = 16;
+
+size_t round_up_256(size_t v) { return (v + 255) / 256 * 256; }
+
+// Floats of one operand's scale: 1 (per-tensor) or its rows (per-token).
+size_t scale_count(const GemmArgs& g, bool operand_a) {
+  if (g.outer != GemmOuter::kFp8PerRow) return 1;
+  return static_cast<size_t>(operand_a ? g.m : g.n);
+}
+
+// The workspace's front: room to stage both operands' scales (always reserved, so the size a
+// problem needs does not depend on where its scales live).
+size_t staging_bytes(const GemmArgs& g) {
+  return round_up_256(scale_count(g, true) * 4) + round_up_256(scale_count(g, false) * 4);
+}
 
 lowp_status check_cublas(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return LOWP_SUCCESS;
@@ -211,7 +228,7 @@ lowp_status fp8_gemm_workspace_bytes(const GemmArgs& g, size_t* bytes) {
   Descriptors ds;
   Plan plan;
   LOWP_TRY(prepare(g, &handle, &ds, &plan));
-  *bytes = plan.workspace_bytes;
+  *bytes = staging_bytes(g) + plan.workspace_bytes;
   return LOWP_SUCCESS;
 }
 
@@ -220,11 +237,29 @@ lowp_status fp8_gemm(const GemmArgs& g, void* workspace, size_t workspace_bytes,
   Descriptors ds;
   Plan plan;
   LOWP_TRY(prepare(g, &handle, &ds, &plan));
-  LOWP_TRY(check_gemm_workspace(plan.workspace_bytes, workspace, workspace_bytes));
+  const size_t staging = staging_bytes(g);
+  LOWP_TRY(check_gemm_workspace(staging + plan.workspace_bytes, workspace, workspace_bytes));
+  auto* ws = static_cast<uint8_t*>(workspace);
+  auto s = static_cast<cudaStream_t>(stream);
+  // Staged copies of misaligned scales, and the descriptors' scale pointers set to them.
+  const void* scales[2] = {g.b.outer, g.a.outer};  // cuBLASLt's A is our b
+  const size_t counts[2] = {scale_count(g, false), scale_count(g, true)};
+  const cublasLtMatmulDescAttributes_t attrs[2] = {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                   CUBLASLT_MATMUL_DESC_B_SCALE_POINTER};
+  size_t at = 0;
+  for (int i = 0; i < 2; ++i) {
+    if (reinterpret_cast<uintptr_t>(scales[i]) % kScaleAlignment != 0) {
+      const cudaError_t e = cudaMemcpyAsync(ws + at, scales[i], counts[i] * 4, cudaMemcpyDeviceToDevice, s);
+      if (e != cudaSuccess) return fail(LOWP_ERROR_CUDA, "FP8 GEMM: staging a scale: %s", cudaGetErrorString(e));
+      const void* staged = ws + at;
+      LOWP_TRY(check_cublas(set(ds.op, attrs[i], staged), "FP8 GEMM descriptors"));
+    }
+    at += round_up_256(counts[i] * 4);
+  }
+  const size_t lt_bytes = workspace_bytes - staging;
   const float alpha = 1.0f, beta = g.accumulate ? 1.0f : 0.0f;  // the scales come from the scale pointers
   return check_cublas(cublasLtMatmul(handle, &ds.op, &alpha, g.b.codes, &ds.a, g.a.codes, &ds.b, &beta, g.d, &ds.c, g.d,
-                                     &ds.d, &plan.algo, workspace_bytes > 0 ? workspace : nullptr, workspace_bytes,
-                                     static_cast<cudaStream_t>(stream)),
+                                     &ds.d, &plan.algo, lt_bytes > 0 ? ws + staging : nullptr, lt_bytes, s),
                       "cublasLtMatmul (FP8 GEMM)");
 }
 
