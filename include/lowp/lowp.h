@@ -11,6 +11,18 @@
  *   CUDA graph. The CPU backend is synchronous.
  * - Every call validates all arguments before touching memory. On error nothing is written and
  *   lowp_get_last_error() names the argument and the rule that failed.
+ * - Every count and stride is checked against the rule the tensors follow (at most 2^56
+ *   elements; an array of n entries `stride` apart spans (n - 1) * stride + 1 of them) before
+ *   any pointer arithmetic uses it.
+ * - Enums: a C caller may pass any int where lowp.h has an enum type; one that is none of the
+ *   enum's values is rejected and named as such ("q->scaling is 7 (not a lowp_scaling)").
+ * - Aliasing: each entry point's "Aliasing:" line says which of its buffers may share bytes. The
+ *   rule unless it says otherwise: a buffer that the call writes overlaps no other buffer of the
+ *   call (checked, LOWP_ERROR_INVALID_ARGUMENT, nothing written); buffers it only reads may
+ *   overlap each other.
+ * - No C++ exception leaves a call: out of memory in the CPU backend (the only one that
+ *   allocates) returns LOWP_ERROR_OUT_OF_MEMORY, any other failure LOWP_ERROR_INTERNAL, each
+ *   with a message.
  * - Numerics follow SPEC.md bit for bit; both backends produce identical bytes.
  *
  * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor, and
@@ -52,7 +64,9 @@ typedef enum lowp_status {
   LOWP_ERROR_INVALID_ARGUMENT = 1, /**< a pointer, shape, dtype or option breaks a rule */
   LOWP_ERROR_UNSUPPORTED = 2,      /**< a valid combination that this build does not implement */
   LOWP_ERROR_CUDA = 3,             /**< the CUDA runtime reported an error */
-  LOWP_ERROR_INTERNAL = 4          /**< a bug in lowp: please report it */
+  LOWP_ERROR_INTERNAL = 4,         /**< a bug in lowp: please report it */
+  LOWP_ERROR_OUT_OF_MEMORY = 5     /**< the CPU backend could not allocate its scratch memory (the
+                                        CUDA backend never allocates); outputs may be partly written */
 } lowp_status;
 
 /** Message of the last failed call on this thread ("" after a success). */
@@ -235,6 +249,7 @@ typedef struct lowp_quantized_sizes {
  * no columnwise copy can be made and its three sizes are 0.
  * NVFP4 per-token (E2M1 + LOWP_SCALING_NVFP4_PER_TOKEN): as per-tensor, except amax_bytes =
  * 4 * rows (rowwise) and 4 * cols (columnwise). Grouped: lowp_nvfp4_grouped_sizes.
+ * Aliasing: none (writes *sizes only).
  */
 LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling,
                                                 int64_t rows, int64_t cols,
@@ -289,6 +304,10 @@ LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling s
  * - Knobs: rht (columnwise copy only), rht_sign_mask, stochastic_rounding + rng_state (block
  *   (i, j) draws with index i*B + j, as per-tensor), amax_given. block_2d and amax_estimation
  *   belong to the per-tensor recipe and are rejected, as are the FP8-only knobs.
+ * Aliasing: x (and cfg->rng_state) are read; q's buffers that the recipe uses are written,
+ * except the DELAYED q->scale and, with cfg->amax_given, the parts' amax, which are read. No
+ * written buffer may overlap any other buffer of the call (checked: LOWP_ERROR_INVALID_ARGUMENT,
+ * nothing written); not in place.
  */
 LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* q,
                                    const lowp_quant_config* cfg, void* stream);
@@ -301,6 +320,8 @@ LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* 
  * copy made with RHT dequantizes to the RHT domain (bf16(RHT16(g) * 0.25)), not to x^T.
  * NVFP4 per-token: the same with A = max(part.amax[r], 1e-12) for row r of the orientation (as
  * the encoder used it). A columnwise copy made with RHT dequantizes to RHT16(g) * 0.25 (fp32).
+ * Aliasing: out->data may overlap none of the buffers of q that it reads (checked); not in
+ * place.
  */
 LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which,
                                      lowp_tensor* out, void* stream);
@@ -308,8 +329,9 @@ LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orient
 /**
  * NVFP4 scale layouts (SPEC §6): compact [roundup(rows,128)][roundup(blocks,4)] UE4M3 bytes ->
  * the swizzled (cuBLASLt/CUTLASS) layout of the same size. Reads compact entries (i, j) with
- * i < rows, j < blocks only; writes every byte of `swizzled` (padding 0). The two buffers must
- * not overlap. Gives the same bytes as lowp_quantize with LOWP_SCALE_LAYOUT_SWIZZLED.
+ * i < rows, j < blocks only; writes every byte of `swizzled` (padding 0). rows, blocks >= 1 and
+ * the array at most 2^56 bytes. Gives the same bytes as lowp_quantize with LOWP_SCALE_LAYOUT_SWIZZLED.
+ * Aliasing: compact and swizzled must not overlap (checked); not in place.
  */
 LOWP_API lowp_status lowp_nvfp4_swizzle_scales(const void* compact, void* swizzled, int64_t rows,
                                                int64_t blocks, void* stream);
@@ -318,15 +340,20 @@ LOWP_API lowp_status lowp_nvfp4_swizzle_scales(const void* compact, void* swizzl
  * Advances a stochastic-rounding state {seed, offset} (two uint64, host or device memory) by
  * adding `increment` to offset (mod 2^64), in place. CUDA: one tiny kernel on `stream`, so a
  * captured graph advances it on every replay.
+ * Aliasing: in place by design (one buffer, read and written).
  */
 LOWP_API lowp_status lowp_rng_advance(uint64_t* rng_state, uint64_t increment, void* stream);
 
-/** amax = max|x| over the whole tensor (NaN propagates); overwrites *amax (one float). */
+/**
+ * amax = max|x| over the whole tensor (NaN propagates); overwrites *amax (one float).
+ * Aliasing: amax must not overlap x->data (checked).
+ */
 LOWP_API lowp_status lowp_amax(const lowp_tensor* x, float* amax, void* stream);
 
 /**
  * Per-token amax in one read of x: row_amax[i] = max_k |x[i][k]| (rows floats) and
  * col_amax[k] = max_i |x[i][k]| (cols floats). Either output may be NULL, not both.
+ * Aliasing: row_amax and col_amax overlap neither x->data nor each other (checked).
  */
 LOWP_API lowp_status lowp_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
                                          void* stream);
@@ -336,6 +363,8 @@ LOWP_API lowp_status lowp_amax_per_token(const lowp_tensor* x, float* row_amax, 
  * amax_history: [num_tensors][history_len] fp32, rolled in place (h[0] zeroed).
  * scale, scale_inv: num_tensors floats each; a tensor whose reduced amax is not finite and
  * positive keeps its scale. fp8_dtype: E4M3 or E5M2 (its max). margin: |margin| < 100.
+ * Aliasing: amax_history and scale are updated in place; amax_history, scale and scale_inv are
+ * three disjoint arrays (checked).
  */
 LOWP_API lowp_status lowp_fp8_delayed_scaling_update(int64_t num_tensors, int64_t history_len,
                                                      float* amax_history, float* scale,
@@ -354,6 +383,7 @@ typedef enum lowp_activation {
  * Backward cast fused with an activation gradient: q = fp8(dact(act_input) * grad * scale),
  * amax over the fused value dact(act_input) * grad. act_input has grad's dtype and shape.
  * FP8 DELAYED and CURRENT scaling; otherwise as lowp_quantize.
+ * Aliasing: as lowp_quantize; grad and act_input, both only read, may be one buffer.
  */
 LOWP_API lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act_input,
                                         lowp_activation act, lowp_quantized_tensor* q,
@@ -410,12 +440,18 @@ LOWP_API void lowp_grouped_quantized_tensor_init(lowp_grouped_quantized_tensor* 
 #define LOWP_GROUPED_QUANTIZED_TENSOR_INIT {.struct_size = sizeof(lowp_grouped_quantized_tensor)}
 #endif
 
-/** Workspace bytes the grouped calls need for N members (device memory for the CUDA backend). */
+/**
+ * Workspace bytes the grouped calls need for N members (device memory for the CUDA backend).
+ * Aliasing: none (writes *bytes only).
+ */
 LOWP_API lowp_status lowp_grouped_workspace_size(int64_t num_tensors, size_t* bytes);
 
 /**
  * Grouped quantize: every member as lowp_quantize would quantize it alone (same bytes), in one
  * pass over the group whatever N is (current scaling adds one amax pass).
+ * Aliasing: x->data, act_input and the layout arrays are read; the codes, scale_inv, the span of
+ * amax ((N-1) * stride + 1 floats) and for CURRENT scale are written (DELAYED: scale read); no
+ * written buffer overlaps another buffer of the call, the CUDA workspace included (checked).
  */
 LOWP_API lowp_status lowp_grouped_quantize(const lowp_grouped_tensor* x,
                                            lowp_grouped_quantized_tensor* q,
@@ -425,6 +461,7 @@ LOWP_API lowp_status lowp_grouped_quantize(const lowp_grouped_tensor* x,
 /**
  * Grouped backward cast with an activation gradient. Shapes and offsets come from `grad`; the
  * activation input `act_input` is read with grad's layout and dtype.
+ * Aliasing: as lowp_grouped_quantize; grad->data and act_input may be one buffer.
  */
 LOWP_API lowp_status lowp_grouped_quantize_dact(const lowp_grouped_tensor* grad,
                                                 const void* act_input, lowp_activation act,
@@ -432,7 +469,11 @@ LOWP_API lowp_status lowp_grouped_quantize_dact(const lowp_grouped_tensor* grad,
                                                 const lowp_quant_config* cfg, void* workspace,
                                                 size_t workspace_bytes, void* stream);
 
-/** Per-member amax: amax[t * amax_stride] = max|member t| (0 for empty members); overwrites. */
+/**
+ * Per-member amax: amax[t * amax_stride] = max|member t| (0 for empty members); overwrites.
+ * Aliasing: amax's span overlaps neither x->data, the layout arrays nor the CUDA workspace
+ * (checked).
+ */
 LOWP_API lowp_status lowp_grouped_amax(const lowp_grouped_tensor* x, float* amax,
                                        int64_t amax_stride, void* workspace,
                                        size_t workspace_bytes, void* stream);
@@ -440,6 +481,8 @@ LOWP_API lowp_status lowp_grouped_amax(const lowp_grouped_tensor* x, float* amax
 /**
  * Grouped dequantize of one orientation into `out` (same layout arrays as the quantized group;
  * out->data of out->dtype FLOAT32/FLOAT16/BFLOAT16). Columnwise members are last x first.
+ * Aliasing: out->data overlaps neither the codes read, q->scale_inv, the layout arrays nor the
+ * CUDA workspace (checked).
  */
 LOWP_API lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor* q,
                                              lowp_orientation which, lowp_grouped_tensor* out,
@@ -449,6 +492,7 @@ LOWP_API lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor
 /**
  * After a grouped call with device-side layout arrays: 0 when the layout was valid, else the
  * index + 1 of the first member (in the check's order) that broke a rule. Synchronises `stream`.
+ * Aliasing: none (reads the workspace, writes *bad_member_plus_one).
  */
 LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* bad_member_plus_one,
                                                void* stream);
@@ -463,6 +507,7 @@ LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* b
  * only (NULL cfg: the defaults, no RHT); other fields are ignored. Shapes: any rows, cols >= 1
  * (K % 16 is not needed for the amaxes; the encode needs it); col_amax with cfg->rht needs
  * rows % 16 == 0.
+ * Aliasing: row_amax and col_amax overlap neither x->data nor each other (checked).
  */
 LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
                                                const lowp_quant_config* cfg, void* stream);
@@ -510,6 +555,9 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * - SR: block (i, j) of member t (B_t blocks per row of that orientation) draws with index
  *   R_t*K/16 + i*B_t + j, i.e. blocks are numbered member after member (SPEC §7).
  * lowp_nvfp4_grouped_sizes gives buffer sizes that fit every split.
+ * Aliasing: as lowp_quantize, member_rows read too. The scale arrays' extent is exact with host
+ * member_rows; with device member_rows the check covers the bytes every split writes (one member
+ * holding all rows).
  */
 LOWP_API lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensors,
                                                  const int64_t* member_rows, lowp_quantized_tensor* q,
@@ -521,6 +569,8 @@ LOWP_API lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t n
  * lowp_nvfp4_grouped_quantize's amax arrays: row_amax R floats (member t at R_t), col_amax
  * [N][K] floats (member t at t*K; 0 for an empty member). member_rows, workspace and cfg as
  * there and in lowp_nvfp4_amax_per_token; col_amax with cfg->rht needs every M_t % 16 == 0.
+ * Aliasing: row_amax and col_amax overlap neither x->data, member_rows, each other nor the CUDA
+ * workspace (checked).
  */
 LOWP_API lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors,
                                              const int64_t* member_rows, float* row_amax, float* col_amax,
@@ -537,6 +587,7 @@ LOWP_API lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_t
  *   These are the largest sums any split reaches (n - 1 members of one row, or one 16-row
  *   strip, and the rest in one member), so they bound every split and are reached by some.
  * When R % 16 != 0 no columnwise copy can be made and its three sizes are 0.
+ * Aliasing: none (writes *sizes only).
  */
 LOWP_API lowp_status lowp_nvfp4_grouped_sizes(int64_t num_tensors, int64_t total_rows, int64_t cols,
                                               lowp_quantized_sizes* sizes);
