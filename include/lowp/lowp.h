@@ -25,12 +25,14 @@
  *   with a message.
  * - Numerics follow SPEC.md bit for bit; both backends produce identical bytes.
  *
- * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor, and
- * every options struct to come): their FIRST member is `size_t struct_size`, the size of the
- * struct as the caller was compiled (sizeof). Initialise them with the library's initialiser,
- * which sets it: lowp_quant_config_default() (or lowp_quant_config_nvfp4()),
+ * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor,
+ * lowp_quantized_layout, and every options struct to come): their FIRST member is
+ * `size_t struct_size`, the size of the struct as the caller was compiled (sizeof). Initialise
+ * them with the library's initialiser, which sets it: lowp_quant_config_default() (or
+ * lowp_quant_config_nvfp4(), lowp_quant_config_nvfp4_per_token()),
  * lowp_quantized_tensor_init() / LOWP_QUANTIZED_TENSOR_INIT,
- * lowp_grouped_quantized_tensor_init() / LOWP_GROUPED_QUANTIZED_TENSOR_INIT; then set members
+ * lowp_grouped_quantized_tensor_init() / LOWP_GROUPED_QUANTIZED_TENSOR_INIT,
+ * lowp_quantized_layout_init() / LOWP_QUANTIZED_LAYOUT_INIT; then set members
  * by name (a positional brace list would put its first value into struct_size). Every call
  * that takes one rejects struct_size 0 (the message names the initialiser), a size below the
  * struct's first release, or one above this library's sizeof (a caller built against a newer
@@ -232,6 +234,17 @@ typedef enum lowp_tensor_role {
  */
 LOWP_API void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg);
 
+/**
+ * The same for the NVFP4 per-token recipe (LOWP_SCALING_NVFP4_PER_TOKEN; numerics §5, "Role
+ * defaults"): lowp_quant_config_default() for every role, i.e. 1D blocks (the per-token recipe
+ * has no 2D blocks, also for weights), no RHT, no stochastic rounding, amaxes computed. RHT and SR
+ * are off unless asked for: set cfg->rht (the columnwise copy of inputs and gradients) and
+ * cfg->stochastic_rounding with cfg->rng_state (gradients) afterwards. Every role's result is
+ * accepted by the per-token recipe as it is. An unknown role leaves the plain defaults too. NULL
+ * cfg: no-op.
+ */
+LOWP_API void lowp_quant_config_nvfp4_per_token(lowp_tensor_role role, lowp_quant_config* cfg);
+
 /** Bytes the caller allocates for each buffer of a quantized tensor. Index 0 = rowwise, 1 = columnwise. */
 typedef struct lowp_quantized_sizes {
   size_t data_bytes[2];
@@ -254,6 +267,86 @@ typedef struct lowp_quantized_sizes {
 LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling,
                                                 int64_t rows, int64_t cols,
                                                 lowp_quantized_sizes* sizes);
+
+/** Which copies of a quantized tensor a layout holds. */
+typedef enum lowp_parts {
+  LOWP_PARTS_ROWWISE = 1,    /**< the rowwise copy only */
+  LOWP_PARTS_COLUMNWISE = 2, /**< the columnwise copy only */
+  LOWP_PARTS_BOTH = 3        /**< both copies */
+} lowp_parts;
+
+/** Every offset of a lowp_quantized_layout, its total_bytes and the base it is applied to are
+    multiples of this: cudaMalloc's alignment, so each buffer is aligned as if allocated alone
+    (the 16-byte codes and scales every fast path wants, and more). */
+#define LOWP_LAYOUT_ALIGNMENT 256
+
+/**
+ * Every buffer of one quantized tensor laid out in one allocation of total_bytes bytes: the
+ * buffer's byte offset from the allocation's start, each a multiple of LOWP_LAYOUT_ALIGNMENT,
+ * buffers in the order of the members below, none overlapping. A buffer that the recipe or the
+ * parts do not use has size 0 and offset 0 (its pointer is set NULL). Filled by
+ * lowp_quantized_layout_query; lowp_quantized_tensor_from_layout points a tensor's members at
+ * the buffers. A growable struct: initialise with lowp_quantized_layout_init() or
+ * LOWP_QUANTIZED_LAYOUT_INIT.
+ */
+typedef struct lowp_quantized_layout {
+  size_t struct_size;          /**< sizeof(lowp_quantized_layout), set by the initialisers */
+  lowp_dtype dtype;            /**< the query's arguments, read back by lowp_quantized_tensor_from_layout */
+  lowp_scaling scaling;
+  int64_t rows;
+  int64_t cols;
+  lowp_parts parts;
+  size_t total_bytes;          /**< bytes to allocate (a multiple of LOWP_LAYOUT_ALIGNMENT) */
+  lowp_quantized_sizes sizes;  /**< each buffer's bytes, as lowp_quantized_sizes_query gives them,
+                                    with the sizes of a part not requested set to 0 */
+  size_t data_offset[2];       /**< index 0 = rowwise, 1 = columnwise: lowp_quantized_part.data */
+  size_t scale_inv_offset[2];  /**< lowp_quantized_part.scale_inv */
+  size_t amax_offset[2];       /**< lowp_quantized_part.amax */
+  size_t tensor_scale_offset;     /**< FP8 per-tensor: lowp_quantized_tensor.scale */
+  size_t tensor_scale_inv_offset; /**< FP8 per-tensor: lowp_quantized_tensor.scale_inv */
+  size_t tensor_amax_offset;      /**< FP8 per-tensor: lowp_quantized_tensor.amax */
+} lowp_quantized_layout;
+
+/** Fills `layout` with zeros and its struct_size. NULL: no-op. */
+LOWP_API void lowp_quantized_layout_init(lowp_quantized_layout* layout);
+
+/** The same as a static initialiser: `lowp_quantized_layout l = LOWP_QUANTIZED_LAYOUT_INIT;`. */
+#ifdef __cplusplus
+#define LOWP_QUANTIZED_LAYOUT_INIT (lowp_sized_struct_init<lowp_quantized_layout>())
+#else
+#define LOWP_QUANTIZED_LAYOUT_INIT {.struct_size = sizeof(lowp_quantized_layout)}
+#endif
+
+/**
+ * Lays out every buffer of a quantized tensor of this format, recipe and shape, with the copies
+ * `parts`, in one allocation: the sizes of lowp_quantized_sizes_query (same rules for dtype,
+ * scaling, rows and cols), each at an offset aligned to LOWP_LAYOUT_ALIGNMENT. NVFP4 makes the
+ * columnwise copy only when rows % 16 == 0: parts with the columnwise copy are rejected
+ * otherwise. layout->struct_size must be set (LOWP_QUANTIZED_LAYOUT_INIT); the rest of *layout
+ * is written (only its caller's struct_size bytes). Aliasing: none (writes *layout only).
+ *
+ *   lowp_quantized_layout l = LOWP_QUANTIZED_LAYOUT_INIT;
+ *   lowp_quantized_layout_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, M, K,
+ *                               LOWP_PARTS_BOTH, &l);
+ *   void* base; cudaMalloc(&base, l.total_bytes);   // host: aligned_alloc(LOWP_LAYOUT_ALIGNMENT, ...)
+ *   lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
+ *   lowp_quantized_tensor_from_layout(&l, base, &q);  // then lowp_quantize(&x, &q, cfg, stream)
+ */
+LOWP_API lowp_status lowp_quantized_layout_query(lowp_dtype dtype, lowp_scaling scaling, int64_t rows,
+                                                 int64_t cols, lowp_parts parts,
+                                                 lowp_quantized_layout* layout);
+
+/**
+ * Points q at the buffers of `layout` in the allocation at `base` (total_bytes bytes, aligned to
+ * LOWP_LAYOUT_ALIGNMENT, host or device memory): sets q->dtype, scaling, rows, cols, both parts'
+ * data / scale_inv / amax and the FP8 per-tensor scale, scale_inv, amax (NULL where the layout
+ * has no buffer, so an unrequested part is not produced). q->scale_layout and q->struct_size are
+ * kept; q must be initialised (LOWP_QUANTIZED_TENSOR_INIT). `layout` must be as
+ * lowp_quantized_layout_query filled it (its offsets are checked against the query's). Nothing
+ * is read or written at base. Aliasing: none (writes *q only).
+ */
+LOWP_API lowp_status lowp_quantized_tensor_from_layout(const lowp_quantized_layout* layout, void* base,
+                                                       lowp_quantized_tensor* q);
 
 /**
  * Quantizes x into every part of q whose data is non-NULL, in one pass over x per recipe step.

@@ -34,6 +34,10 @@ void lowp_grouped_quantized_tensor_init(lowp_grouped_quantized_tensor* q) {
   if (q != nullptr) *q = default_grouped_quantized_tensor();
 }
 
+void lowp_quantized_layout_init(lowp_quantized_layout* layout) {
+  if (layout != nullptr) *layout = default_quantized_layout();
+}
+
 void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg) {
   if (cfg == nullptr) return;
   lowp_quant_config_default(cfg);
@@ -51,6 +55,11 @@ void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg) {
       cfg->amax_estimation_factor = 1.0f;
       break;
   }
+}
+
+// numerics §5: the per-token recipe's defaults are the same for every role (RHT and SR off).
+void lowp_quant_config_nvfp4_per_token(lowp_tensor_role /*role*/, lowp_quant_config* cfg) {
+  lowp_quant_config_default(cfg);
 }
 
 }  // extern "C"

@@ -7,7 +7,7 @@ namespace lowp {
 namespace {
 
 // Each enum of lowp.h: its type name and the names of its values 0, 1, ... in order (every enum
-// of lowp.h counts up from 0). A value appended to an
+// of lowp.h counts up from 0; lowp_parts from 1, its entry 0 is NULL). A value appended to an
 // enum in lowp.h gets its name appended here.
 struct Names {
   const char* type;
@@ -31,6 +31,7 @@ constexpr const char* kOrientation[] = {"LOWP_ROWWISE", "LOWP_COLUMNWISE"};
 constexpr const char* kAmaxAlgo[] = {"LOWP_AMAX_ALGO_MAX", "LOWP_AMAX_ALGO_MOST_RECENT"};
 constexpr const char* kActivation[] = {"LOWP_ACTIVATION_GELU_TANH", "LOWP_ACTIVATION_SILU", "LOWP_ACTIVATION_RELU"};
 constexpr const char* kRole[] = {"LOWP_ROLE_INPUT", "LOWP_ROLE_WEIGHT", "LOWP_ROLE_GRADIENT"};
+constexpr const char* kParts[] = {nullptr, "LOWP_PARTS_ROWWISE", "LOWP_PARTS_COLUMNWISE", "LOWP_PARTS_BOTH"};
 
 template <typename E>
 constexpr Names kNames = {};
@@ -79,6 +80,7 @@ LOWP_ENUM(lowp_orientation, kOrientation)
 LOWP_ENUM(lowp_amax_algo, kAmaxAlgo)
 LOWP_ENUM(lowp_activation, kActivation)
 LOWP_ENUM(lowp_tensor_role, kRole)
+LOWP_ENUM(lowp_parts, kParts)
 #undef LOWP_ENUM
 
 }  // namespace lowp
