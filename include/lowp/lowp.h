@@ -584,7 +584,8 @@ LOWP_API lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor
 
 /**
  * After a grouped call with device-side layout arrays: 0 when the layout was valid, else the
- * index + 1 of the first member (in the check's order) that broke a rule. Synchronises `stream`.
+ * index + 1 of the first member (in the check's order) that broke a rule, written to
+ * *bad_member_plus_one (one int64 in host memory, 8-byte aligned). Synchronises `stream`.
  * Aliasing: none (reads the workspace, writes *bad_member_plus_one).
  */
 LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* bad_member_plus_one,

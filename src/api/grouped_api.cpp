@@ -303,6 +303,11 @@ lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* bad_member
     LOWP_TRY(check_not_null(workspace, "workspace"));
     LOWP_TRY(check_not_null(bad_member_plus_one, "bad_member_plus_one"));
     LOWP_TRY(check_aligned(workspace, 8, "workspace"));
+    LOWP_TRY(check_aligned(bad_member_plus_one, 8, "bad_member_plus_one"));
+    MemorySpace out_space;
+    LOWP_TRY(check_same_space({{bad_member_plus_one, "bad_member_plus_one"}}, &out_space));
+    if (out_space != MemorySpace::kHost)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "bad_member_plus_one is in device memory; the status is copied to host memory");
     MemorySpace space;
     LOWP_TRY(check_same_space({{workspace, "workspace"}}, &space));
     if (space == MemorySpace::kHost) {

@@ -210,6 +210,8 @@ const std::vector<Case> kCases = {
     {"workspace_size NULL out", kInv, "bytes", [](Env&) { return lowp_grouped_workspace_size(kN, nullptr); }},
     {"layout_error workspace NULL", kInv, "workspace", [](Env& e) { return lowp_grouped_layout_error(nullptr, &e.bad, nullptr); }},
     {"layout_error out NULL", kInv, "bad_member_plus_one", [](Env& e) { return lowp_grouped_layout_error(e.ws, nullptr, nullptr); }},
+    {"layout_error out misaligned", kInv, "bad_member_plus_one is not aligned to 8 bytes",
+     [](Env& e) { return lowp_grouped_layout_error(e.ws, off_by(&e.bad, 4), nullptr); }},
 };
 
 }  // namespace
