@@ -110,6 +110,10 @@ LOWP_API void lowp_gemm_config_default(lowp_gemm_config* cfg);
  * synchronisation; a call can be captured in a CUDA graph (the first call of a new problem does
  * host-only setup). A problem cuBLASLt finds no algorithm for returns LOWP_ERROR_UNSUPPORTED,
  * nothing written.
+ *
+ * Aliasing: d->data (read too with cfg->accumulate: in place) and the CUDA workspace overlap none
+ * of the chosen copies' buffers (codes, block scales, scale_inv or amax), the bias or each other
+ * (checked).
  */
 LOWP_API lowp_status lowp_gemm(const lowp_quantized_tensor* a, lowp_orientation a_copy,
                                const lowp_quantized_tensor* b, lowp_orientation b_copy, lowp_tensor* d,
@@ -125,6 +129,7 @@ LOWP_API lowp_status lowp_gemm(const lowp_quantized_tensor* a, lowp_orientation 
  * decoded to fp16, M*K + N*K halves); a call given less (0 included) runs the fused kernel, which
  * needs none but is slower (docs/perf/nvfp4-gemm.md). The same
  * arguments give the same size on the same device. Writes *bytes only on success.
+ * Aliasing: as lowp_gemm, without the workspace; writes *bytes only.
  */
 LOWP_API lowp_status lowp_gemm_workspace_size(const lowp_quantized_tensor* a, lowp_orientation a_copy,
                                               const lowp_quantized_tensor* b, lowp_orientation b_copy,

@@ -11,14 +11,28 @@
  *   CUDA graph. The CPU backend is synchronous.
  * - Every call validates all arguments before touching memory. On error nothing is written and
  *   lowp_get_last_error() names the argument and the rule that failed.
+ * - Every count and stride is checked against the rule the tensors follow (at most 2^56
+ *   elements; an array of n entries `stride` apart spans (n - 1) * stride + 1 of them) before
+ *   any pointer arithmetic uses it.
+ * - Enums: a C caller may pass any int where lowp.h has an enum type; one that is none of the
+ *   enum's values is rejected and named as such ("q->scaling is 7 (not a lowp_scaling)").
+ * - Aliasing: each entry point's "Aliasing:" line says which of its buffers may share bytes. The
+ *   rule unless it says otherwise: a buffer that the call writes overlaps no other buffer of the
+ *   call (checked, LOWP_ERROR_INVALID_ARGUMENT, nothing written); buffers it only reads may
+ *   overlap each other.
+ * - No C++ exception leaves a call: out of memory in the CPU backend (the only one that
+ *   allocates) returns LOWP_ERROR_OUT_OF_MEMORY, any other failure LOWP_ERROR_INTERNAL, each
+ *   with a message.
  * - Numerics follow SPEC.md bit for bit; both backends produce identical bytes.
  *
- * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor, and
- * every options struct to come): their FIRST member is `size_t struct_size`, the size of the
- * struct as the caller was compiled (sizeof). Initialise them with the library's initialiser,
- * which sets it: lowp_quant_config_default() (or lowp_quant_config_nvfp4()),
+ * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor,
+ * lowp_quantized_layout, and every options struct to come): their FIRST member is
+ * `size_t struct_size`, the size of the struct as the caller was compiled (sizeof). Initialise
+ * them with the library's initialiser, which sets it: lowp_quant_config_default() (or
+ * lowp_quant_config_nvfp4(), lowp_quant_config_nvfp4_per_token()),
  * lowp_quantized_tensor_init() / LOWP_QUANTIZED_TENSOR_INIT,
- * lowp_grouped_quantized_tensor_init() / LOWP_GROUPED_QUANTIZED_TENSOR_INIT; then set members
+ * lowp_grouped_quantized_tensor_init() / LOWP_GROUPED_QUANTIZED_TENSOR_INIT,
+ * lowp_quantized_layout_init() / LOWP_QUANTIZED_LAYOUT_INIT; then set members
  * by name (a positional brace list would put its first value into struct_size). Every call
  * that takes one rejects struct_size 0 (the message names the initialiser), a size below the
  * struct's first release, or one above this library's sizeof (a caller built against a newer
@@ -52,7 +66,9 @@ typedef enum lowp_status {
   LOWP_ERROR_INVALID_ARGUMENT = 1, /**< a pointer, shape, dtype or option breaks a rule */
   LOWP_ERROR_UNSUPPORTED = 2,      /**< a valid combination that this build does not implement */
   LOWP_ERROR_CUDA = 3,             /**< the CUDA runtime reported an error */
-  LOWP_ERROR_INTERNAL = 4          /**< a bug in lowp: please report it */
+  LOWP_ERROR_INTERNAL = 4,         /**< a bug in lowp: please report it */
+  LOWP_ERROR_OUT_OF_MEMORY = 5     /**< the CPU backend could not allocate its scratch memory (the
+                                        CUDA backend never allocates); outputs may be partly written */
 } lowp_status;
 
 /** Message of the last failed call on this thread ("" after a success). */
@@ -218,6 +234,17 @@ typedef enum lowp_tensor_role {
  */
 LOWP_API void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg);
 
+/**
+ * The same for the NVFP4 per-token recipe (LOWP_SCALING_NVFP4_PER_TOKEN; numerics §5, "Role
+ * defaults"): lowp_quant_config_default() for every role, i.e. 1D blocks (the per-token recipe
+ * has no 2D blocks, also for weights), no RHT, no stochastic rounding, amaxes computed. RHT and SR
+ * are off unless asked for: set cfg->rht (the columnwise copy of inputs and gradients) and
+ * cfg->stochastic_rounding with cfg->rng_state (gradients) afterwards. Every role's result is
+ * accepted by the per-token recipe as it is. An unknown role leaves the plain defaults too. NULL
+ * cfg: no-op.
+ */
+LOWP_API void lowp_quant_config_nvfp4_per_token(lowp_tensor_role role, lowp_quant_config* cfg);
+
 /** Bytes the caller allocates for each buffer of a quantized tensor. Index 0 = rowwise, 1 = columnwise. */
 typedef struct lowp_quantized_sizes {
   size_t data_bytes[2];
@@ -235,10 +262,91 @@ typedef struct lowp_quantized_sizes {
  * no columnwise copy can be made and its three sizes are 0.
  * NVFP4 per-token (E2M1 + LOWP_SCALING_NVFP4_PER_TOKEN): as per-tensor, except amax_bytes =
  * 4 * rows (rowwise) and 4 * cols (columnwise). Grouped: lowp_nvfp4_grouped_sizes.
+ * Aliasing: none (writes *sizes only).
  */
 LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling,
                                                 int64_t rows, int64_t cols,
                                                 lowp_quantized_sizes* sizes);
+
+/** Which copies of a quantized tensor a layout holds. */
+typedef enum lowp_parts {
+  LOWP_PARTS_ROWWISE = 1,    /**< the rowwise copy only */
+  LOWP_PARTS_COLUMNWISE = 2, /**< the columnwise copy only */
+  LOWP_PARTS_BOTH = 3        /**< both copies */
+} lowp_parts;
+
+/** Every offset of a lowp_quantized_layout, its total_bytes and the base it is applied to are
+    multiples of this: cudaMalloc's alignment, so each buffer is aligned as if allocated alone
+    (the 16-byte codes and scales every fast path wants, and more). */
+#define LOWP_LAYOUT_ALIGNMENT 256
+
+/**
+ * Every buffer of one quantized tensor laid out in one allocation of total_bytes bytes: the
+ * buffer's byte offset from the allocation's start, each a multiple of LOWP_LAYOUT_ALIGNMENT,
+ * buffers in the order of the members below, none overlapping. A buffer that the recipe or the
+ * parts do not use has size 0 and offset 0 (its pointer is set NULL). Filled by
+ * lowp_quantized_layout_query; lowp_quantized_tensor_from_layout points a tensor's members at
+ * the buffers. A growable struct: initialise with lowp_quantized_layout_init() or
+ * LOWP_QUANTIZED_LAYOUT_INIT.
+ */
+typedef struct lowp_quantized_layout {
+  size_t struct_size;          /**< sizeof(lowp_quantized_layout), set by the initialisers */
+  lowp_dtype dtype;            /**< the query's arguments, read back by lowp_quantized_tensor_from_layout */
+  lowp_scaling scaling;
+  int64_t rows;
+  int64_t cols;
+  lowp_parts parts;
+  size_t total_bytes;          /**< bytes to allocate (a multiple of LOWP_LAYOUT_ALIGNMENT) */
+  lowp_quantized_sizes sizes;  /**< each buffer's bytes, as lowp_quantized_sizes_query gives them,
+                                    with the sizes of a part not requested set to 0 */
+  size_t data_offset[2];       /**< index 0 = rowwise, 1 = columnwise: lowp_quantized_part.data */
+  size_t scale_inv_offset[2];  /**< lowp_quantized_part.scale_inv */
+  size_t amax_offset[2];       /**< lowp_quantized_part.amax */
+  size_t tensor_scale_offset;     /**< FP8 per-tensor: lowp_quantized_tensor.scale */
+  size_t tensor_scale_inv_offset; /**< FP8 per-tensor: lowp_quantized_tensor.scale_inv */
+  size_t tensor_amax_offset;      /**< FP8 per-tensor: lowp_quantized_tensor.amax */
+} lowp_quantized_layout;
+
+/** Fills `layout` with zeros and its struct_size. NULL: no-op. */
+LOWP_API void lowp_quantized_layout_init(lowp_quantized_layout* layout);
+
+/** The same as a static initialiser: `lowp_quantized_layout l = LOWP_QUANTIZED_LAYOUT_INIT;`. */
+#ifdef __cplusplus
+#define LOWP_QUANTIZED_LAYOUT_INIT (lowp_sized_struct_init<lowp_quantized_layout>())
+#else
+#define LOWP_QUANTIZED_LAYOUT_INIT {.struct_size = sizeof(lowp_quantized_layout)}
+#endif
+
+/**
+ * Lays out every buffer of a quantized tensor of this format, recipe and shape, with the copies
+ * `parts`, in one allocation: the sizes of lowp_quantized_sizes_query (same rules for dtype,
+ * scaling, rows and cols), each at an offset aligned to LOWP_LAYOUT_ALIGNMENT. NVFP4 makes the
+ * columnwise copy only when rows % 16 == 0: parts with the columnwise copy are rejected
+ * otherwise. layout->struct_size must be set (LOWP_QUANTIZED_LAYOUT_INIT); the rest of *layout
+ * is written (only its caller's struct_size bytes). Aliasing: none (writes *layout only).
+ *
+ *   lowp_quantized_layout l = LOWP_QUANTIZED_LAYOUT_INIT;
+ *   lowp_quantized_layout_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, M, K,
+ *                               LOWP_PARTS_BOTH, &l);
+ *   void* base; cudaMalloc(&base, l.total_bytes);   // host: aligned_alloc(LOWP_LAYOUT_ALIGNMENT, ...)
+ *   lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
+ *   lowp_quantized_tensor_from_layout(&l, base, &q);  // then lowp_quantize(&x, &q, cfg, stream)
+ */
+LOWP_API lowp_status lowp_quantized_layout_query(lowp_dtype dtype, lowp_scaling scaling, int64_t rows,
+                                                 int64_t cols, lowp_parts parts,
+                                                 lowp_quantized_layout* layout);
+
+/**
+ * Points q at the buffers of `layout` in the allocation at `base` (total_bytes bytes, aligned to
+ * LOWP_LAYOUT_ALIGNMENT, host or device memory): sets q->dtype, scaling, rows, cols, both parts'
+ * data / scale_inv / amax and the FP8 per-tensor scale, scale_inv, amax (NULL where the layout
+ * has no buffer, so an unrequested part is not produced). q->scale_layout and q->struct_size are
+ * kept; q must be initialised (LOWP_QUANTIZED_TENSOR_INIT). `layout` must be as
+ * lowp_quantized_layout_query filled it (its offsets are checked against the query's). Nothing
+ * is read or written at base. Aliasing: none (writes *q only).
+ */
+LOWP_API lowp_status lowp_quantized_tensor_from_layout(const lowp_quantized_layout* layout, void* base,
+                                                       lowp_quantized_tensor* q);
 
 /**
  * Quantizes x into every part of q whose data is non-NULL, in one pass over x per recipe step.
@@ -289,6 +397,10 @@ LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling s
  * - Knobs: rht (columnwise copy only), rht_sign_mask, stochastic_rounding + rng_state (block
  *   (i, j) draws with index i*B + j, as per-tensor), amax_given. block_2d and amax_estimation
  *   belong to the per-tensor recipe and are rejected, as are the FP8-only knobs.
+ * Aliasing: x (and cfg->rng_state) are read; q's buffers that the recipe uses are written,
+ * except the DELAYED q->scale and, with cfg->amax_given, the parts' amax, which are read. No
+ * written buffer may overlap any other buffer of the call (checked: LOWP_ERROR_INVALID_ARGUMENT,
+ * nothing written); not in place.
  */
 LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* q,
                                    const lowp_quant_config* cfg, void* stream);
@@ -301,6 +413,8 @@ LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* 
  * copy made with RHT dequantizes to the RHT domain (bf16(RHT16(g) * 0.25)), not to x^T.
  * NVFP4 per-token: the same with A = max(part.amax[r], 1e-12) for row r of the orientation (as
  * the encoder used it). A columnwise copy made with RHT dequantizes to RHT16(g) * 0.25 (fp32).
+ * Aliasing: out->data may overlap none of the buffers of q that it reads (checked); not in
+ * place.
  */
 LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which,
                                      lowp_tensor* out, void* stream);
@@ -308,8 +422,9 @@ LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orient
 /**
  * NVFP4 scale layouts (SPEC §6): compact [roundup(rows,128)][roundup(blocks,4)] UE4M3 bytes ->
  * the swizzled (cuBLASLt/CUTLASS) layout of the same size. Reads compact entries (i, j) with
- * i < rows, j < blocks only; writes every byte of `swizzled` (padding 0). The two buffers must
- * not overlap. Gives the same bytes as lowp_quantize with LOWP_SCALE_LAYOUT_SWIZZLED.
+ * i < rows, j < blocks only; writes every byte of `swizzled` (padding 0). rows, blocks >= 1 and
+ * the array at most 2^56 bytes. Gives the same bytes as lowp_quantize with LOWP_SCALE_LAYOUT_SWIZZLED.
+ * Aliasing: compact and swizzled must not overlap (checked); not in place.
  */
 LOWP_API lowp_status lowp_nvfp4_swizzle_scales(const void* compact, void* swizzled, int64_t rows,
                                                int64_t blocks, void* stream);
@@ -318,15 +433,20 @@ LOWP_API lowp_status lowp_nvfp4_swizzle_scales(const void* compact, void* swizzl
  * Advances a stochastic-rounding state {seed, offset} (two uint64, host or device memory) by
  * adding `increment` to offset (mod 2^64), in place. CUDA: one tiny kernel on `stream`, so a
  * captured graph advances it on every replay.
+ * Aliasing: in place by design (one buffer, read and written).
  */
 LOWP_API lowp_status lowp_rng_advance(uint64_t* rng_state, uint64_t increment, void* stream);
 
-/** amax = max|x| over the whole tensor (NaN propagates); overwrites *amax (one float). */
+/**
+ * amax = max|x| over the whole tensor (NaN propagates); overwrites *amax (one float).
+ * Aliasing: amax must not overlap x->data (checked).
+ */
 LOWP_API lowp_status lowp_amax(const lowp_tensor* x, float* amax, void* stream);
 
 /**
  * Per-token amax in one read of x: row_amax[i] = max_k |x[i][k]| (rows floats) and
  * col_amax[k] = max_i |x[i][k]| (cols floats). Either output may be NULL, not both.
+ * Aliasing: row_amax and col_amax overlap neither x->data nor each other (checked).
  */
 LOWP_API lowp_status lowp_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
                                          void* stream);
@@ -336,6 +456,8 @@ LOWP_API lowp_status lowp_amax_per_token(const lowp_tensor* x, float* row_amax, 
  * amax_history: [num_tensors][history_len] fp32, rolled in place (h[0] zeroed).
  * scale, scale_inv: num_tensors floats each; a tensor whose reduced amax is not finite and
  * positive keeps its scale. fp8_dtype: E4M3 or E5M2 (its max). margin: |margin| < 100.
+ * Aliasing: amax_history and scale are updated in place; amax_history, scale and scale_inv are
+ * three disjoint arrays (checked).
  */
 LOWP_API lowp_status lowp_fp8_delayed_scaling_update(int64_t num_tensors, int64_t history_len,
                                                      float* amax_history, float* scale,
@@ -354,6 +476,7 @@ typedef enum lowp_activation {
  * Backward cast fused with an activation gradient: q = fp8(dact(act_input) * grad * scale),
  * amax over the fused value dact(act_input) * grad. act_input has grad's dtype and shape.
  * FP8 DELAYED and CURRENT scaling; otherwise as lowp_quantize.
+ * Aliasing: as lowp_quantize; grad and act_input, both only read, may be one buffer.
  */
 LOWP_API lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act_input,
                                         lowp_activation act, lowp_quantized_tensor* q,
@@ -410,12 +533,18 @@ LOWP_API void lowp_grouped_quantized_tensor_init(lowp_grouped_quantized_tensor* 
 #define LOWP_GROUPED_QUANTIZED_TENSOR_INIT {.struct_size = sizeof(lowp_grouped_quantized_tensor)}
 #endif
 
-/** Workspace bytes the grouped calls need for N members (device memory for the CUDA backend). */
+/**
+ * Workspace bytes the grouped calls need for N members (device memory for the CUDA backend).
+ * Aliasing: none (writes *bytes only).
+ */
 LOWP_API lowp_status lowp_grouped_workspace_size(int64_t num_tensors, size_t* bytes);
 
 /**
  * Grouped quantize: every member as lowp_quantize would quantize it alone (same bytes), in one
  * pass over the group whatever N is (current scaling adds one amax pass).
+ * Aliasing: x->data, act_input and the layout arrays are read; the codes, scale_inv, the span of
+ * amax ((N-1) * stride + 1 floats) and for CURRENT scale are written (DELAYED: scale read); no
+ * written buffer overlaps another buffer of the call, the CUDA workspace included (checked).
  */
 LOWP_API lowp_status lowp_grouped_quantize(const lowp_grouped_tensor* x,
                                            lowp_grouped_quantized_tensor* q,
@@ -425,6 +554,7 @@ LOWP_API lowp_status lowp_grouped_quantize(const lowp_grouped_tensor* x,
 /**
  * Grouped backward cast with an activation gradient. Shapes and offsets come from `grad`; the
  * activation input `act_input` is read with grad's layout and dtype.
+ * Aliasing: as lowp_grouped_quantize; grad->data and act_input may be one buffer.
  */
 LOWP_API lowp_status lowp_grouped_quantize_dact(const lowp_grouped_tensor* grad,
                                                 const void* act_input, lowp_activation act,
@@ -432,7 +562,11 @@ LOWP_API lowp_status lowp_grouped_quantize_dact(const lowp_grouped_tensor* grad,
                                                 const lowp_quant_config* cfg, void* workspace,
                                                 size_t workspace_bytes, void* stream);
 
-/** Per-member amax: amax[t * amax_stride] = max|member t| (0 for empty members); overwrites. */
+/**
+ * Per-member amax: amax[t * amax_stride] = max|member t| (0 for empty members); overwrites.
+ * Aliasing: amax's span overlaps neither x->data, the layout arrays nor the CUDA workspace
+ * (checked).
+ */
 LOWP_API lowp_status lowp_grouped_amax(const lowp_grouped_tensor* x, float* amax,
                                        int64_t amax_stride, void* workspace,
                                        size_t workspace_bytes, void* stream);
@@ -440,6 +574,8 @@ LOWP_API lowp_status lowp_grouped_amax(const lowp_grouped_tensor* x, float* amax
 /**
  * Grouped dequantize of one orientation into `out` (same layout arrays as the quantized group;
  * out->data of out->dtype FLOAT32/FLOAT16/BFLOAT16). Columnwise members are last x first.
+ * Aliasing: out->data overlaps neither the codes read, q->scale_inv, the layout arrays nor the
+ * CUDA workspace (checked).
  */
 LOWP_API lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor* q,
                                              lowp_orientation which, lowp_grouped_tensor* out,
@@ -448,7 +584,9 @@ LOWP_API lowp_status lowp_grouped_dequantize(const lowp_grouped_quantized_tensor
 
 /**
  * After a grouped call with device-side layout arrays: 0 when the layout was valid, else the
- * index + 1 of the first member (in the check's order) that broke a rule. Synchronises `stream`.
+ * index + 1 of the first member (in the check's order) that broke a rule, written to
+ * *bad_member_plus_one (one int64 in host memory, 8-byte aligned). Synchronises `stream`.
+ * Aliasing: none (reads the workspace, writes *bad_member_plus_one).
  */
 LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* bad_member_plus_one,
                                                void* stream);
@@ -463,6 +601,7 @@ LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* b
  * only (NULL cfg: the defaults, no RHT); other fields are ignored. Shapes: any rows, cols >= 1
  * (K % 16 is not needed for the amaxes; the encode needs it); col_amax with cfg->rht needs
  * rows % 16 == 0.
+ * Aliasing: row_amax and col_amax overlap neither x->data nor each other (checked).
  */
 LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
                                                const lowp_quant_config* cfg, void* stream);
@@ -510,6 +649,9 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
  * - SR: block (i, j) of member t (B_t blocks per row of that orientation) draws with index
  *   R_t*K/16 + i*B_t + j, i.e. blocks are numbered member after member (SPEC §7).
  * lowp_nvfp4_grouped_sizes gives buffer sizes that fit every split.
+ * Aliasing: as lowp_quantize, member_rows read too. The scale arrays' extent is exact with host
+ * member_rows; with device member_rows the check covers the bytes every split writes (one member
+ * holding all rows).
  */
 LOWP_API lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensors,
                                                  const int64_t* member_rows, lowp_quantized_tensor* q,
@@ -521,6 +663,8 @@ LOWP_API lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t n
  * lowp_nvfp4_grouped_quantize's amax arrays: row_amax R floats (member t at R_t), col_amax
  * [N][K] floats (member t at t*K; 0 for an empty member). member_rows, workspace and cfg as
  * there and in lowp_nvfp4_amax_per_token; col_amax with cfg->rht needs every M_t % 16 == 0.
+ * Aliasing: row_amax and col_amax overlap neither x->data, member_rows, each other nor the CUDA
+ * workspace (checked).
  */
 LOWP_API lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors,
                                              const int64_t* member_rows, float* row_amax, float* col_amax,
@@ -537,6 +681,7 @@ LOWP_API lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_t
  *   These are the largest sums any split reaches (n - 1 members of one row, or one 16-row
  *   strip, and the rest in one member), so they bound every split and are reached by some.
  * When R % 16 != 0 no columnwise copy can be made and its three sizes are 0.
+ * Aliasing: none (writes *sizes only).
  */
 LOWP_API lowp_status lowp_nvfp4_grouped_sizes(int64_t num_tensors, int64_t total_rows, int64_t cols,
                                               lowp_quantized_sizes* sizes);

@@ -9,8 +9,8 @@ from typing import Any, Optional
 
 from . import _core, _lowp
 from ._arrays import coerce, is_torch
-from ._types import (Array, GroupedQuantizedTensor, Nvfp4GroupedTensor, QuantizedPart, QuantizedSizes,
-                     QuantizedTensor)
+from ._types import (Array, GroupedQuantizedTensor, Nvfp4GroupedTensor, QuantizedLayout, QuantizedPart,
+                     QuantizedSizes, QuantizedTensor)
 
 RECIPES = {
     "fp8_delayed": _lowp.SCALING_DELAYED,
@@ -26,6 +26,7 @@ GEMM_OUTPUT_DTYPES = {"bfloat16": _lowp.DTYPE_BFLOAT16, "float32": _lowp.DTYPE_F
 ROLES = {"input": _lowp.ROLE_INPUT, "weight": _lowp.ROLE_WEIGHT, "gradient": _lowp.ROLE_GRADIENT}
 SCALE_LAYOUTS = {"compact": _lowp.SCALE_LAYOUT_COMPACT, "swizzled": _lowp.SCALE_LAYOUT_SWIZZLED}
 ORIENTATIONS = {"rowwise": _lowp.ROWWISE, "columnwise": _lowp.COLUMNWISE}
+PARTS = {"rowwise": _lowp.PARTS_ROWWISE, "columnwise": _lowp.PARTS_COLUMNWISE, "both": _lowp.PARTS_BOTH}
 ACTIVATIONS = {"gelu_tanh": _lowp.ACTIVATION_GELU_TANH, "silu": _lowp.ACTIVATION_SILU,
                "relu": _lowp.ACTIVATION_RELU}
 AMAX_ALGOS = {"max": _lowp.AMAX_ALGO_MAX, "most_recent": _lowp.AMAX_ALGO_MOST_RECENT}
@@ -111,9 +112,11 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
       "fp8_per_token": one scale per row (rowwise) / per column of x (columnwise copy).
       "nvfp4_per_tensor": E2M1 codes in 16-element blocks with UE4M3 block scales and one
         outer amax per copy. ``role`` ("input", "weight", "gradient") picks lowp's recipe
-        defaults (numerics §8: RHT on the input's and gradient's columnwise copy, 16x16 blocks
+        defaults (numerics §4: RHT on the input's and gradient's columnwise copy, 16x16 blocks
         for weights, stochastic rounding for gradients); every knob below overrides them.
-      "nvfp4_per_token": as NVFP4 with one outer amax per row of each copy.
+      "nvfp4_per_token": as NVFP4 with one outer amax per row of each copy. Its ``role``
+        defaults are the same for every role (numerics §5: no RHT, no stochastic rounding,
+        1D blocks); ask for rht / stochastic_rounding explicitly.
     dtype: "e4m3" (default) or "e5m2" for FP8; NVFP4 is "e2m1".
     amax_epsilon, power_of_two_scale: FP8 scale-from-amax options.
     NVFP4 knobs (None: the role's default): scale_layout ("compact" or "swizzled", the GEMM
@@ -464,6 +467,16 @@ def quantized_sizes(dtype: str, recipe: str, rows: int, cols: int) -> QuantizedS
     """Bytes of every buffer of a quantized tensor (lowp_quantized_sizes_query)."""
     return QuantizedSizes(*_lowp.quantized_sizes(_choice("dtype", dtype, QUANTIZED_DTYPES),
                                                  _choice("recipe", recipe, RECIPES), int(rows), int(cols)))
+
+
+def quantized_layout(dtype: str, recipe: str, rows: int, cols: int, parts: str = "both") -> QuantizedLayout:
+    """Every buffer of a quantized tensor laid out in one allocation (lowp_quantized_layout_query):
+    the sizes of lowp.quantized_sizes for the copies ``parts`` ("rowwise", "columnwise" or
+    "both"), each at an offset aligned to 256 bytes, and the total to allocate."""
+    total, sizes, data, scale_inv, amax, tensor = _lowp.quantized_layout(
+        _choice("dtype", dtype, QUANTIZED_DTYPES), _choice("recipe", recipe, RECIPES), int(rows), int(cols),
+        _choice("parts", parts, PARTS))
+    return QuantizedLayout(total, QuantizedSizes(*sizes), data, scale_inv, amax, tensor)
 
 
 def nvfp4_grouped_sizes(num_tensors: int, total_rows: int, cols: int) -> QuantizedSizes:

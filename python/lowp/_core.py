@@ -139,7 +139,8 @@ def nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwi
     q = (_lowp.DTYPE_E2M1, scaling, scale_layout, X.rows, X.cols,
          _addr(data, rowwise), _addr(scales, rowwise), row_given or _addr(amax, rowwise),
          _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0)
-    cfg = _lowp.QuantConfig(role=role, amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale, rht=rht,
+    cfg = _lowp.QuantConfig(role=role, per_token=per_token, amax_epsilon=amax_epsilon,
+                            power_of_two_scale=power_of_two_scale, rht=rht,
                             rht_sign_mask=rht_sign_mask, stochastic_rounding=stochastic_rounding,
                             rng_state=_rng(rng_state), block_2d=block_2d, amax_estimation=amax_estimation,
                             amax_estimation_factor=amax_estimation_factor,

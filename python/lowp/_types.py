@@ -136,3 +136,18 @@ class QuantizedSizes:
     scale_inv_bytes: tuple
     amax_bytes: tuple
     tensor_scale_bytes: int
+
+
+@dataclass
+class QuantizedLayout:
+    """Every buffer of a quantized tensor in one allocation of total_bytes
+    (lowp_quantized_layout_query): byte offsets, each a multiple of lowp's LAYOUT_ALIGNMENT (256),
+    index 0 rowwise, 1 columnwise; a buffer the recipe or the parts do not use has size 0 and
+    offset 0. tensor_scale_offsets: FP8 per-tensor scale, scale_inv, amax."""
+
+    total_bytes: int
+    sizes: QuantizedSizes
+    data_offset: tuple
+    scale_inv_offset: tuple
+    amax_offset: tuple
+    tensor_scale_offsets: tuple

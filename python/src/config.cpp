@@ -16,14 +16,18 @@ void set_if(T& field, const std::optional<V>& value) {
   if (value) field = static_cast<T>(*value);
 }
 
-QuantConfig make_config(std::optional<int> role, std::optional<float> amax_epsilon,
+// role: the NVFP4 role defaults, per-tensor (lowp_quant_config_nvfp4) or with per_token the
+// per-token recipe's (lowp_quant_config_nvfp4_per_token).
+QuantConfig make_config(std::optional<int> role, bool per_token, std::optional<float> amax_epsilon,
                         std::optional<bool> power_of_two_scale, std::optional<bool> rht,
                         std::optional<uint32_t> rht_sign_mask, std::optional<bool> stochastic_rounding,
                         uintptr_t rng_state, std::optional<bool> block_2d,
                         std::optional<bool> amax_estimation, std::optional<float> amax_estimation_factor,
                         std::optional<bool> amax_given, std::optional<int> group_row_multiple) {
   QuantConfig c;
-  if (role)
+  if (role && per_token)
+    lowp_quant_config_nvfp4_per_token(static_cast<lowp_tensor_role>(*role), &c.cfg);
+  else if (role)
     lowp_quant_config_nvfp4(static_cast<lowp_tensor_role>(*role), &c.cfg);
   else
     lowp_quant_config_default(&c.cfg);
@@ -45,9 +49,11 @@ QuantConfig make_config(std::optional<int> role, std::optional<float> amax_epsil
 
 void bind_config(nb::module_& m) {
   nb::class_<QuantConfig>(m, "QuantConfig",
-                          "lowp_quant_config: lowp's defaults (or the NVFP4 role defaults of `role`),\n"
-                          "then every knob given here. rng_state is a pointer (0: none).")
-      .def(nb::new_(&make_config), nb::arg("role") = nb::none(), nb::arg("amax_epsilon") = nb::none(),
+                          "lowp_quant_config: lowp's defaults (or the NVFP4 role defaults of `role`: the\n"
+                          "per-tensor recipe's, or with per_token the per-token recipe's), then every\n"
+                          "knob given here. rng_state is a pointer (0: none).")
+      .def(nb::new_(&make_config), nb::arg("role") = nb::none(), nb::arg("per_token") = false,
+           nb::arg("amax_epsilon") = nb::none(),
            nb::arg("power_of_two_scale") = nb::none(), nb::arg("rht") = nb::none(),
            nb::arg("rht_sign_mask") = nb::none(), nb::arg("stochastic_rounding") = nb::none(),
            nb::arg("rng_state") = 0, nb::arg("block_2d") = nb::none(), nb::arg("amax_estimation") = nb::none(),

@@ -207,6 +207,19 @@ void bind_ops(nb::module_& m) {
     return sizes_tuple(s);
   }, release());
 
+  // lowp_quantized_layout_query: (total_bytes, sizes, data, scale_inv and amax offsets (each a
+  // rowwise, columnwise pair), the FP8 per-tensor scale, scale_inv and amax offsets).
+  m.def("quantized_layout", [](int dtype, int scaling, int64_t rows, int64_t cols, int parts) {
+    lowp_quantized_layout l = LOWP_QUANTIZED_LAYOUT_INIT;
+    check(lowp_quantized_layout_query(static_cast<lowp_dtype>(dtype), static_cast<lowp_scaling>(scaling), rows, cols,
+                                      static_cast<lowp_parts>(parts), &l),
+          "lowp_quantized_layout_query");
+    return std::make_tuple(l.total_bytes, sizes_tuple(l.sizes), std::make_tuple(l.data_offset[0], l.data_offset[1]),
+                           std::make_tuple(l.scale_inv_offset[0], l.scale_inv_offset[1]),
+                           std::make_tuple(l.amax_offset[0], l.amax_offset[1]),
+                           std::make_tuple(l.tensor_scale_offset, l.tensor_scale_inv_offset, l.tensor_amax_offset));
+  }, release());
+
   m.def("nvfp4_grouped_sizes", [](int64_t num_tensors, int64_t total_rows, int64_t cols) {
     lowp_quantized_sizes s{};
     check(lowp_nvfp4_grouped_sizes(num_tensors, total_rows, cols, &s), "lowp_nvfp4_grouped_sizes");

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/enums.h"
 #include "core/error.h"
 #include "core/growable.h"
 #include "core/validate.h"
@@ -22,25 +23,26 @@ const char* family_name(Family f) {
 }
 
 lowp_status family_of(const lowp_quantized_tensor& q, const char* name, Family* f) {
-  const lowp_scaling s = q.scaling;
-  if (q.dtype == LOWP_DTYPE_E2M1) {
+  const int dtype = raw(q.dtype), s = raw(q.scaling);
+  if (dtype == LOWP_DTYPE_E2M1) {
     if (s == LOWP_SCALING_NVFP4_PER_TENSOR || s == LOWP_SCALING_NVFP4_PER_TOKEN) {
       *f = s == LOWP_SCALING_NVFP4_PER_TENSOR ? Family::kNvfp4PerTensor : Family::kNvfp4PerToken;
       return LOWP_SUCCESS;
     }
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "%s->scaling %d does not fit dtype E2M1; expected LOWP_SCALING_NVFP4_PER_TENSOR or "
-                "LOWP_SCALING_NVFP4_PER_TOKEN", name, static_cast<int>(s));
+                "%s->scaling %s does not fit dtype E2M1; expected LOWP_SCALING_NVFP4_PER_TENSOR or "
+                "LOWP_SCALING_NVFP4_PER_TOKEN",
+                name, enum_text<lowp_scaling>(s).text);
   }
-  if (q.dtype != LOWP_DTYPE_E4M3 && q.dtype != LOWP_DTYPE_E5M2)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->dtype is %d; a GEMM operand is E4M3, E5M2 or E2M1", name,
-                static_cast<int>(q.dtype));
+  if (dtype != LOWP_DTYPE_E4M3 && dtype != LOWP_DTYPE_E5M2)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->dtype is %s; a GEMM operand is E4M3, E5M2 or E2M1", name,
+                enum_text<lowp_dtype>(dtype).text);
   if (s == LOWP_SCALING_DELAYED || s == LOWP_SCALING_CURRENT || s == LOWP_SCALING_PER_TOKEN) {
     *f = s == LOWP_SCALING_PER_TOKEN ? Family::kFp8PerToken : Family::kFp8PerTensor;
     return LOWP_SUCCESS;
   }
-  return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->scaling %d is not an FP8 scaling (DELAYED, CURRENT or PER_TOKEN)",
-              name, static_cast<int>(s));
+  return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->scaling %s is not an FP8 scaling (DELAYED, CURRENT or PER_TOKEN)", name,
+              enum_text<lowp_scaling>(s).text);
 }
 
 // A float pointer of the copy: not NULL and 4-byte aligned.
@@ -51,16 +53,15 @@ lowp_status check_floats(const void* p, const char* name, const char* why) {
 
 }  // namespace
 
-lowp_status operand(const lowp_quantized_tensor* caller_q, lowp_orientation which, const char* name, Operand* out) {
+lowp_status operand(const lowp_quantized_tensor* caller_q, const lowp_orientation& which, const char* name,
+                    Operand* out) {
   LOWP_TRY(check_not_null(caller_q, name));
   lowp_quantized_tensor read;
   LOWP_TRY(read_quantized_tensor(caller_q, name, &read));
   const lowp_quantized_tensor* q = &read;
   char copy_arg[16];
   std::snprintf(copy_arg, sizeof copy_arg, "%s_copy", name);
-  if (which != LOWP_ROWWISE && which != LOWP_COLUMNWISE)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is %d; expected LOWP_ROWWISE or LOWP_COLUMNWISE", copy_arg,
-                static_cast<int>(which));
+  LOWP_TRY(check_orientation(which, copy_arg));
   Family f = Family::kFp8PerTensor;
   LOWP_TRY(family_of(*q, name, &f));
   LOWP_TRY(check_shape(q->rows, q->cols, name));
@@ -76,7 +77,8 @@ lowp_status operand(const lowp_quantized_tensor* caller_q, lowp_orientation whic
   std::snprintf(why, sizeof why, "%s %s reads the %s copy", copy_arg, row ? "LOWP_ROWWISE" : "LOWP_COLUMNWISE", orient);
   if (part.data == nullptr) return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is NULL; %s", data_name, why);
 
-  GemmOperand v{static_cast<const uint8_t*>(part.data), q->dtype, nullptr, q->scale_layout, nullptr};
+  // scale_layout is read (as an enum) only for NVFP4, after its check: FP8 callers may leave it unset.
+  GemmOperand v{static_cast<const uint8_t*>(part.data), q->dtype, nullptr, LOWP_SCALE_LAYOUT_COMPACT, nullptr};
   switch (f) {
     case Family::kFp8PerTensor:
       LOWP_TRY(check_floats(q->scale_inv, tensor_scale_name, "FP8 per-tensor GEMMs multiply by the tensor's scale_inv"));
@@ -92,14 +94,15 @@ lowp_status operand(const lowp_quantized_tensor* caller_q, lowp_orientation whic
         return fail(LOWP_ERROR_INVALID_ARGUMENT,
                     "%s's %s copy has K = %lld; NVFP4 needs K %% 16 == 0 (16-element blocks along K)", name, orient,
                     ll(k));
-      if (q->scale_layout != LOWP_SCALE_LAYOUT_COMPACT && q->scale_layout != LOWP_SCALE_LAYOUT_SWIZZLED)
+      if (!known<lowp_scale_layout>(raw(q->scale_layout)))
         return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                    "%s->scale_layout is %d; expected LOWP_SCALE_LAYOUT_COMPACT or LOWP_SCALE_LAYOUT_SWIZZLED", name,
-                    static_cast<int>(q->scale_layout));
+                    "%s->scale_layout is %s; expected LOWP_SCALE_LAYOUT_COMPACT or LOWP_SCALE_LAYOUT_SWIZZLED", name,
+                    enum_text(q->scale_layout).text);
       if (part.scale_inv == nullptr)
         return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is NULL; NVFP4 GEMMs read the copy's block scales", scale_name);
       LOWP_TRY(check_floats(part.amax, amax_name, "NVFP4 GEMMs multiply by the copy's outer amax"));
       v.block_scales = static_cast<const uint8_t*>(part.scale_inv);
+      v.scale_layout = q->scale_layout;
       v.outer = part.amax;
       break;
   }

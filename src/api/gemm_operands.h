@@ -21,7 +21,8 @@ struct Operand {
 // `which` a known orientation, and the copy's buffers present and aligned (data; FP8 per-tensor:
 // q->scale_inv; FP8 per-token: the copy's scale_inv; NVFP4: a known scale layout, K % 16 == 0,
 // the copy's scale_inv and amax).
-lowp_status operand(const lowp_quantized_tensor* q, lowp_orientation which, const char* name, Operand* out);
+// `which` is taken by reference: it is read as an int before it is used as an enum (core/enums.h).
+lowp_status operand(const lowp_quantized_tensor* q, const lowp_orientation& which, const char* name, Operand* out);
 
 // Both operands of one family, FP8 dtypes Hopper's tensor cores take, equal K; FP8: K % 16 == 0 and
 // N % 16 == 0 (N = b's rows).

@@ -6,7 +6,10 @@
 // device ones on the device (cuda/group/nvfp4_prep.cu) with the same rules.
 #include <algorithm>
 
+#include "core/aliasing.h"
 #include "core/backends.h"
+#include "core/entry.h"
+#include "core/enums.h"
 #include "core/error.h"
 #include "core/group_layout_rules.h"
 #include "core/growable.h"
@@ -96,27 +99,40 @@ uint64_t padded_rows_bound(int64_t units, int64_t n, int64_t g) {
   return static_cast<uint64_t>(g) * static_cast<uint64_t>((units - nonempty) / g + nonempty);
 }
 
-}  // namespace
-}  // namespace lowp
+// Bytes of a part's scale arrays that the call writes, for the aliasing rule: exact for host
+// member_rows (checked by now), and for device ones the least any split writes (all rows in one
+// member: every split's padded sum is at least that).
+struct ScaleBytes {
+  size_t row, col;
+};
+ScaleBytes written_scale_bytes(const lowp_tensor& x, int64_t n, const int64_t* member_rows, bool rows_on_host) {
+  const int64_t k = x.cols;
+  if (!rows_on_host) {
+    return {static_cast<size_t>(nvfp4_member_row_scale_bytes(x.rows, k)),
+            static_cast<size_t>(nvfp4_member_col_scale_bytes(x.rows, k))};
+  }
+  ScaleBytes b{0, 0};
+  for (int64_t t = 0; t < n; ++t) {
+    b.row += static_cast<size_t>(nvfp4_member_row_scale_bytes(member_rows[t], k));
+    b.col += static_cast<size_t>(nvfp4_member_col_scale_bytes(member_rows[t], k));
+  }
+  return b;
+}
 
-using namespace lowp;
-
-extern "C" {
-
-lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
-                                        lowp_quantized_tensor* caller_q, const lowp_quant_config* cfg, void* workspace,
-                                        size_t workspace_bytes, void* stream) {
+lowp_status grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
+                             const lowp_quantized_tensor* caller_q, const lowp_quant_config* cfg, void* workspace,
+                             size_t workspace_bytes, void* stream) {
   MemorySpace rows_space;
   LOWP_TRY(check_group_input(x, num_tensors, member_rows, &rows_space));
   LOWP_TRY(check_not_null(caller_q, "q"));
   lowp_quantized_tensor local;
   LOWP_TRY(read_quantized_tensor(caller_q, &local));
   const lowp_quantized_tensor* q = &local;
-  if (q->dtype != LOWP_DTYPE_E2M1 || q->scaling != LOWP_SCALING_NVFP4_PER_TOKEN)
+  if (raw(q->dtype) != LOWP_DTYPE_E2M1 || raw(q->scaling) != LOWP_SCALING_NVFP4_PER_TOKEN)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "q->dtype is %d and q->scaling %d; grouped NVFP4 quantize needs LOWP_DTYPE_E2M1 with "
+                "q->dtype is %s and q->scaling %s; grouped NVFP4 quantize needs LOWP_DTYPE_E2M1 with "
                 "LOWP_SCALING_NVFP4_PER_TOKEN",
-                static_cast<int>(q->dtype), static_cast<int>(q->scaling));
+                enum_text(q->dtype).text, enum_text(q->scaling).text);
   LOWP_TRY(check_nvfp4_outputs(*x, *q));
   lowp_quant_config c;
   LOWP_TRY(read_config(cfg, &c));
@@ -128,14 +144,28 @@ lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensor
   RowMultiple mult;
   LOWP_TRY(group_row_multiple(c, q->columnwise.data != nullptr, "the columnwise copy", &mult));
   LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, mult, workspace, workspace_bytes));
+  const bool row = q->rowwise.data != nullptr, col = q->columnwise.data != nullptr;
+  const size_t codes = static_cast<size_t>(x->rows) * static_cast<size_t>(x->cols) / 2;
+  const ScaleBytes scales = written_scale_bytes(*x, num_tensors, member_rows, rows_space == MemorySpace::kHost);
+  LOWP_TRY(check_no_overlap({{x->data, dense_bytes(*x), "x->data", false},
+                             {member_rows, sizeof(int64_t) * static_cast<size_t>(num_tensors), "member_rows", false},
+                             {a.t.rng_state, 2 * sizeof(uint64_t), "cfg->rng_state", false},
+                             {q->rowwise.data, codes, "q->rowwise.data", true},
+                             {q->rowwise.scale_inv, row ? scales.row : 0, "q->rowwise.scale_inv", true},
+                             {q->rowwise.amax, row ? float_bytes(x->rows) : 0, "q->rowwise.amax", !c.amax_given},
+                             {q->columnwise.data, codes, "q->columnwise.data", true},
+                             {q->columnwise.scale_inv, col ? scales.col : 0, "q->columnwise.scale_inv", true},
+                             {q->columnwise.amax, col ? float_bytes(num_tensors * x->cols) : 0, "q->columnwise.amax",
+                              !c.amax_given},
+                             {workspace, grouped_workspace_extent(space, num_tensors), "workspace", true}}));
   a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace, mult.value};
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_grouped_quantize(a, stream) : cpu::nvfp4_grouped_quantize(a));
   return succeed();
 }
 
-lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
-                                    float* row_amax, float* col_amax, const lowp_quant_config* cfg, void* workspace,
-                                    size_t workspace_bytes, void* stream) {
+lowp_status grouped_amax(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows, float* row_amax,
+                         float* col_amax, const lowp_quant_config* cfg, void* workspace, size_t workspace_bytes,
+                         void* stream) {
   MemorySpace rows_space;
   LOWP_TRY(check_group_input(x, num_tensors, member_rows, &rows_space));
   lowp_quant_config c;
@@ -147,38 +177,68 @@ lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors, c
   RowMultiple mult;
   LOWP_TRY(group_row_multiple(c, col_amax != nullptr && a.t.rht, "col_amax with cfg->rht", &mult));
   LOWP_TRY(check_group_backend(space, rows_space, *x, num_tensors, member_rows, mult, workspace, workspace_bytes));
+  LOWP_TRY(check_no_overlap({{x->data, dense_bytes(*x), "x->data", false},
+                             {member_rows, sizeof(int64_t) * static_cast<size_t>(num_tensors), "member_rows", false},
+                             {row_amax, float_bytes(x->rows), "row_amax", true},
+                             {col_amax, float_bytes(num_tensors * x->cols), "col_amax", true},
+                             {workspace, grouped_workspace_extent(space, num_tensors), "workspace", true}}));
   a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace, mult.value};
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_grouped_amax(a, stream) : cpu::nvfp4_grouped_amax(a));
   return succeed();
 }
 
+}  // namespace
+}  // namespace lowp
+
+using namespace lowp;
+
+extern "C" {
+
+lowp_status lowp_nvfp4_grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
+                                        lowp_quantized_tensor* q, const lowp_quant_config* cfg, void* workspace,
+                                        size_t workspace_bytes, void* stream) {
+  return guarded("lowp_nvfp4_grouped_quantize", [&] {
+    return grouped_quantize(x, num_tensors, member_rows, q, cfg, workspace, workspace_bytes, stream);
+  });
+}
+
+lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
+                                    float* row_amax, float* col_amax, const lowp_quant_config* cfg, void* workspace,
+                                    size_t workspace_bytes, void* stream) {
+  return guarded("lowp_nvfp4_grouped_amax", [&] {
+    return grouped_amax(x, num_tensors, member_rows, row_amax, col_amax, cfg, workspace, workspace_bytes, stream);
+  });
+}
+
 lowp_status lowp_nvfp4_grouped_sizes(int64_t num_tensors, int64_t total_rows, int64_t cols,
                                      lowp_quantized_sizes* sizes) {
-  LOWP_TRY(check_not_null(sizes, "sizes"));
-  if (num_tensors < 1 || num_tensors > kMaxMembers)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "num_tensors is %lld; must be in [1, 2^40]", ll(num_tensors));
-  if (total_rows < 0 || cols < 1)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "total_rows x cols is %lld x %lld; need total_rows >= 0, cols >= 1",
-                ll(total_rows), ll(cols));
-  LOWP_TRY(check_element_count(total_rows, cols, "total_rows x cols"));
-  LOWP_TRY(check_element_count(num_tensors, cols, "num_tensors x cols (the columnwise amax array)"));
-  if (cols % kBlock != 0)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cols (K) is %lld; NVFP4 needs K %% 16 == 0 (16-element blocks along K)",
-                ll(cols));
-  lowp_quantized_sizes s{};
-  const size_t codes = static_cast<size_t>(total_rows) * static_cast<size_t>(cols) / 2;
-  s.data_bytes[0] = codes;
-  s.scale_inv_bytes[0] = padded_rows_bound(total_rows, num_tensors, 128) *
-                         static_cast<uint64_t>(num::scale_cols_padded(cols / kBlock));
-  s.amax_bytes[0] = sizeof(float) * static_cast<size_t>(total_rows);
-  if (total_rows % kBlock == 0) {  // else no columnwise copy can be made: its sizes stay 0
-    s.data_bytes[1] = codes;
-    s.scale_inv_bytes[1] = static_cast<uint64_t>(num::scale_rows_padded(cols)) *
-                           padded_rows_bound(total_rows / kBlock, num_tensors, 4);
-    s.amax_bytes[1] = sizeof(float) * static_cast<size_t>(num_tensors) * static_cast<size_t>(cols);
-  }
-  *sizes = s;
-  return succeed();
+  return guarded("lowp_nvfp4_grouped_sizes", [&] {
+    LOWP_TRY(check_not_null(sizes, "sizes"));
+    if (num_tensors < 1 || num_tensors > kMaxMembers)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "num_tensors is %lld; must be in [1, 2^40]", ll(num_tensors));
+    if (total_rows < 0 || cols < 1)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "total_rows x cols is %lld x %lld; need total_rows >= 0, cols >= 1",
+                  ll(total_rows), ll(cols));
+    LOWP_TRY(check_element_count(total_rows, cols, "total_rows x cols"));
+    LOWP_TRY(check_element_count(num_tensors, cols, "num_tensors x cols (the columnwise amax array)"));
+    if (cols % kBlock != 0)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "cols (K) is %lld; NVFP4 needs K %% 16 == 0 (16-element blocks along K)",
+                  ll(cols));
+    lowp_quantized_sizes s{};
+    const size_t codes = static_cast<size_t>(total_rows) * static_cast<size_t>(cols) / 2;
+    s.data_bytes[0] = codes;
+    s.scale_inv_bytes[0] = padded_rows_bound(total_rows, num_tensors, 128) *
+                           static_cast<uint64_t>(num::scale_cols_padded(cols / kBlock));
+    s.amax_bytes[0] = sizeof(float) * static_cast<size_t>(total_rows);
+    if (total_rows % kBlock == 0) {  // else no columnwise copy can be made: its sizes stay 0
+      s.data_bytes[1] = codes;
+      s.scale_inv_bytes[1] = static_cast<uint64_t>(num::scale_rows_padded(cols)) *
+                             padded_rows_bound(total_rows / kBlock, num_tensors, 4);
+      s.amax_bytes[1] = sizeof(float) * static_cast<size_t>(num_tensors) * static_cast<size_t>(cols);
+    }
+    *sizes = s;
+    return succeed();
+  });
 }
 
 }  // extern "C"

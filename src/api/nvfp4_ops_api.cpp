@@ -1,6 +1,8 @@
 // C entry points of the NVFP4 helper ops: the per-token K1 alone, the standalone scale swizzle and
 // the stochastic-rounding state advance.
+#include "core/aliasing.h"
 #include "core/backends.h"
+#include "core/entry.h"
 #include "core/error.h"
 #include "core/growable.h"
 #include "core/validate.h"
@@ -13,42 +15,48 @@ extern "C" {
 
 lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
                                       const lowp_quant_config* cfg, void* stream) {
-  LOWP_TRY(check_tensor(x, "x"));
-  lowp_quant_config c;
-  LOWP_TRY(read_config(cfg, &c));
-  Nvfp4PerTokenAmaxArgs a;
-  LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a));
-  MemorySpace space;
-  LOWP_TRY(check_same_space({{x->data, "x->data"}, {row_amax, "row_amax"}, {col_amax, "col_amax"}}, &space));
-  LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_per_token_amax(a, stream) : cpu::nvfp4_per_token_amax(a));
-  return succeed();
+  return guarded("lowp_nvfp4_amax_per_token", [&] {
+    LOWP_TRY(check_tensor(x, "x"));
+    lowp_quant_config c;
+    LOWP_TRY(read_config(cfg, &c));
+    Nvfp4PerTokenAmaxArgs a;
+    LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a));
+    LOWP_TRY(check_no_overlap({{x->data, dense_bytes(*x), "x->data", false},
+                               {row_amax, float_bytes(x->rows), "row_amax", true},
+                               {col_amax, float_bytes(x->cols), "col_amax", true}}));
+    MemorySpace space;
+    LOWP_TRY(check_same_space({{x->data, "x->data"}, {row_amax, "row_amax"}, {col_amax, "col_amax"}}, &space));
+    LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_per_token_amax(a, stream) : cpu::nvfp4_per_token_amax(a));
+    return succeed();
+  });
 }
 
 lowp_status lowp_nvfp4_swizzle_scales(const void* compact, void* swizzled, int64_t rows, int64_t blocks,
                                       void* stream) {
-  LOWP_TRY(check_not_null(compact, "compact"));
-  LOWP_TRY(check_not_null(swizzled, "swizzled"));
-  LOWP_TRY(check_shape(rows, blocks, "scales (rows x blocks)"));
-  const size_t n = nvfp4_scale_array_bytes(rows, blocks);
-  const auto c = reinterpret_cast<uintptr_t>(compact), s = reinterpret_cast<uintptr_t>(swizzled);
-  if (c < s + n && s < c + n)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "compact and swizzled overlap (%zu bytes each); the swizzle cannot run in place", n);
-  MemorySpace space;
-  LOWP_TRY(check_same_space({{compact, "compact"}, {swizzled, "swizzled"}}, &space));
-  const Nvfp4SwizzleArgs a{static_cast<const uint8_t*>(compact), static_cast<uint8_t*>(swizzled), rows, blocks};
-  LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_swizzle_scales(a, stream) : cpu::nvfp4_swizzle_scales(a));
-  return succeed();
+  return guarded("lowp_nvfp4_swizzle_scales", [&] {
+    LOWP_TRY(check_not_null(compact, "compact"));
+    LOWP_TRY(check_not_null(swizzled, "swizzled"));
+    LOWP_TRY(check_scale_array(rows, blocks, "rows x blocks"));
+    const size_t n = nvfp4_scale_array_bytes(rows, blocks);
+    LOWP_TRY(check_no_overlap({{compact, n, "compact", false}, {swizzled, n, "swizzled", true}}));
+    MemorySpace space;
+    LOWP_TRY(check_same_space({{compact, "compact"}, {swizzled, "swizzled"}}, &space));
+    const Nvfp4SwizzleArgs a{static_cast<const uint8_t*>(compact), static_cast<uint8_t*>(swizzled), rows, blocks};
+    LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_swizzle_scales(a, stream) : cpu::nvfp4_swizzle_scales(a));
+    return succeed();
+  });
 }
 
 lowp_status lowp_rng_advance(uint64_t* rng_state, uint64_t increment, void* stream) {
-  LOWP_TRY(check_not_null(rng_state, "rng_state"));
-  LOWP_TRY(check_aligned(rng_state, 8, "rng_state"));
-  MemorySpace space;
-  LOWP_TRY(check_same_space({{rng_state, "rng_state"}}, &space));
-  LOWP_TRY(space == MemorySpace::kDevice ? cuda::rng_advance(rng_state, increment, stream)
-                                         : cpu::rng_advance(rng_state, increment));
-  return succeed();
+  return guarded("lowp_rng_advance", [&] {
+    LOWP_TRY(check_not_null(rng_state, "rng_state"));
+    LOWP_TRY(check_aligned(rng_state, 8, "rng_state"));
+    MemorySpace space;
+    LOWP_TRY(check_same_space({{rng_state, "rng_state"}}, &space));
+    LOWP_TRY(space == MemorySpace::kDevice ? cuda::rng_advance(rng_state, increment, stream)
+                                           : cpu::rng_advance(rng_state, increment));
+    return succeed();
+  });
 }
 
 }  // extern "C"

@@ -2,6 +2,8 @@
 // lowp_dequantize, lowp_quantized_sizes_query. Each checks what is common to every recipe, finds
 // q's recipe in the table and dispatches to it (api/dispatch.cpp).
 #include "api/dispatch.h"
+#include "core/entry.h"
+#include "core/enums.h"
 #include "core/error.h"
 #include "core/growable.h"
 #include "core/validate.h"
@@ -18,13 +20,34 @@ lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, const
   lowp_quantized_tensor q;
   LOWP_TRY(read_quantized_tensor(caller_q, &q));
   const Recipe* r;
-  LOWP_TRY(find_recipe(q.dtype, q.scaling, "q", &r));
+  LOWP_TRY(find_recipe(raw(q.dtype), raw(q.scaling), "q->dtype", "q->scaling", &r));
   if (act_input != nullptr && !r->fuses_dact)
     return fail(LOWP_ERROR_UNSUPPORTED, "lowp_quantize_dact: %s is not supported; use FP8 DELAYED or CURRENT scaling",
                 r->name);
   lowp_quant_config cfg;
   LOWP_TRY(read_config(caller_cfg, &cfg));
   return dispatch_quantize(*r, {*x, act_input, act, q, cfg}, stream);
+}
+
+lowp_status dequantize(const lowp_quantized_tensor* caller_q, const lowp_orientation& which, lowp_tensor* out,
+                       void* stream) {
+  LOWP_TRY(check_not_null(caller_q, "q"));
+  lowp_quantized_tensor q;
+  LOWP_TRY(read_quantized_tensor(caller_q, &q));
+  const Recipe* r;
+  LOWP_TRY(find_recipe(raw(q.dtype), raw(q.scaling), "q->dtype", "q->scaling", &r));
+  LOWP_TRY(check_shape(q.rows, q.cols, "q"));
+  LOWP_TRY(check_orientation(which, "which"));
+  LOWP_TRY(check_tensor(out, "out"));
+  const bool row = which == LOWP_ROWWISE;
+  const lowp_quantized_part& part = row ? q.rowwise : q.columnwise;
+  const int64_t rows = row ? q.rows : q.cols, cols = row ? q.cols : q.rows;
+  if (out->rows != rows || out->cols != cols)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "out is %lld x %lld; the %s copy is %lld x %lld",
+                static_cast<long long>(out->rows), static_cast<long long>(out->cols), row ? "rowwise" : "columnwise",
+                static_cast<long long>(rows), static_cast<long long>(cols));
+  LOWP_TRY(check_not_null(part.data, row ? "q->rowwise.data" : "q->columnwise.data"));
+  return dispatch_dequantize(*r, {q, which, *out, part, rows, cols}, stream);
 }
 
 }  // namespace
@@ -35,48 +58,32 @@ using namespace lowp;
 extern "C" {
 
 lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* q, const lowp_quant_config* cfg, void* stream) {
-  return quantize(x, nullptr, -1, q, cfg, stream);
+  return guarded("lowp_quantize", [&] { return quantize(x, nullptr, -1, q, cfg, stream); });
 }
 
 lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act_input, lowp_activation act,
                                lowp_quantized_tensor* q, const lowp_quant_config* cfg, void* stream) {
-  LOWP_TRY(check_not_null(act_input, "act_input"));
-  LOWP_TRY(check_activation(act));
-  return quantize(grad, act_input, act, q, cfg, stream);
+  return guarded("lowp_quantize_dact", [&] {
+    LOWP_TRY(check_not_null(act_input, "act_input"));
+    LOWP_TRY(check_activation(act, "act"));
+    return quantize(grad, act_input, raw(act), q, cfg, stream);
+  });
 }
 
-lowp_status lowp_dequantize(const lowp_quantized_tensor* caller_q, lowp_orientation which, lowp_tensor* out,
-                            void* stream) {
-  LOWP_TRY(check_not_null(caller_q, "q"));
-  lowp_quantized_tensor local;
-  LOWP_TRY(read_quantized_tensor(caller_q, &local));
-  const lowp_quantized_tensor* q = &local;
-  const Recipe* r;
-  LOWP_TRY(find_recipe(q->dtype, q->scaling, "q", &r));
-  LOWP_TRY(check_shape(q->rows, q->cols, "q"));
-  if (which != LOWP_ROWWISE && which != LOWP_COLUMNWISE)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "which is %d; expected LOWP_ROWWISE or LOWP_COLUMNWISE",
-                static_cast<int>(which));
-  LOWP_TRY(check_tensor(out, "out"));
-  const bool row = which == LOWP_ROWWISE;
-  const lowp_quantized_part& part = row ? q->rowwise : q->columnwise;
-  const int64_t rows = row ? q->rows : q->cols, cols = row ? q->cols : q->rows;
-  if (out->rows != rows || out->cols != cols)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT, "out is %lld x %lld; the %s copy is %lld x %lld",
-                static_cast<long long>(out->rows), static_cast<long long>(out->cols), row ? "rowwise" : "columnwise",
-                static_cast<long long>(rows), static_cast<long long>(cols));
-  LOWP_TRY(check_not_null(part.data, row ? "q->rowwise.data" : "q->columnwise.data"));
-  return dispatch_dequantize(*r, {*q, which, *out, part, rows, cols}, stream);
+lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orientation which, lowp_tensor* out, void* stream) {
+  return guarded("lowp_dequantize", [&] { return dequantize(q, which, out, stream); });
 }
 
 lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling, int64_t rows, int64_t cols,
                                        lowp_quantized_sizes* sizes) {
-  LOWP_TRY(check_not_null(sizes, "sizes"));
-  const Recipe* r;
-  LOWP_TRY(find_recipe(dtype, scaling, "query", &r));
-  LOWP_TRY(check_shape(rows, cols, "shape"));
-  LOWP_TRY(r->sizes(rows, cols, sizes));
-  return succeed();
+  return guarded("lowp_quantized_sizes_query", [&] {
+    LOWP_TRY(check_not_null(sizes, "sizes"));
+    const Recipe* r;
+    LOWP_TRY(find_recipe(raw(dtype), raw(scaling), "dtype", "scaling", &r));
+    LOWP_TRY(check_shape(rows, cols, "rows x cols"));
+    LOWP_TRY(r->sizes(rows, cols, sizes));
+    return succeed();
+  });
 }
 
 }  // extern "C"

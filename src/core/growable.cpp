@@ -11,6 +11,7 @@ constexpr size_t kConfigFirstRelease = offsetof(lowp_quant_config, group_row_mul
 constexpr size_t kQuantizedTensorFirstRelease = offsetof(lowp_quantized_tensor, amax) + sizeof(float*);
 constexpr size_t kGroupedQuantizedTensorFirstRelease =
     offsetof(lowp_grouped_quantized_tensor, amax_stride) + sizeof(int64_t);
+constexpr size_t kQuantizedLayoutFirstRelease = offsetof(lowp_quantized_layout, tensor_amax_offset) + sizeof(size_t);
 
 template <typename T>
 lowp_status read(const T* caller, size_t first_size, const char* name, const char* type, const char* initialiser,
@@ -46,6 +47,8 @@ lowp_quantized_tensor default_quantized_tensor() { return LOWP_QUANTIZED_TENSOR_
 
 lowp_grouped_quantized_tensor default_grouped_quantized_tensor() { return LOWP_GROUPED_QUANTIZED_TENSOR_INIT; }
 
+lowp_quantized_layout default_quantized_layout() { return LOWP_QUANTIZED_LAYOUT_INIT; }
+
 lowp_status read_config(const lowp_quant_config* cfg, lowp_quant_config* out) {
   *out = default_config();
   if (cfg == nullptr) return LOWP_SUCCESS;
@@ -67,6 +70,12 @@ lowp_status read_grouped_quantized_tensor(const lowp_grouped_quantized_tensor* q
   *out = default_grouped_quantized_tensor();
   return read(q, kGroupedQuantizedTensorFirstRelease, "q", "lowp_grouped_quantized_tensor",
               "lowp_grouped_quantized_tensor_init() or LOWP_GROUPED_QUANTIZED_TENSOR_INIT", out);
+}
+
+lowp_status read_quantized_layout(const lowp_quantized_layout* layout, const char* name, lowp_quantized_layout* out) {
+  *out = default_quantized_layout();
+  return read(layout, kQuantizedLayoutFirstRelease, name, "lowp_quantized_layout",
+              "lowp_quantized_layout_init() or LOWP_QUANTIZED_LAYOUT_INIT", out);
 }
 
 }  // namespace lowp

@@ -31,6 +31,7 @@ GrowableSize copy_growable(const void* caller, size_t first_size, T* out) {
 lowp_quant_config default_config();
 lowp_quantized_tensor default_quantized_tensor();
 lowp_grouped_quantized_tensor default_grouped_quantized_tensor();
+lowp_quantized_layout default_quantized_layout();
 
 // The growable structs of lowp.h read into *out by copy_growable, with a message naming the
 // argument and the initialiser on failure. cfg may be NULL (the defaults); q is not NULL.
@@ -39,5 +40,17 @@ lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, lowp_quantized
 // The same for an argument named `name` (e.g. a GEMM's "a" and "b").
 lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, const char* name, lowp_quantized_tensor* out);
 lowp_status read_grouped_quantized_tensor(const lowp_grouped_quantized_tensor* q, lowp_grouped_quantized_tensor* out);
+// `name` is how messages call it ("layout").
+lowp_status read_quantized_layout(const lowp_quantized_layout* layout, const char* name, lowp_quantized_layout* out);
+
+// Writes `value` back to the caller's struct, read before by read_*: only the caller's struct_size
+// bytes (members its lowp.h lacks stay unwritten), its struct_size kept.
+template <typename T>
+void write_growable(T* caller, const T& value) {
+  size_t n;
+  std::memcpy(&n, caller, sizeof n);
+  std::memcpy(reinterpret_cast<char*>(caller) + sizeof n, reinterpret_cast<const char*>(&value) + sizeof n,
+              n - sizeof n);
+}
 
 }  // namespace lowp

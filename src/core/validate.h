@@ -16,17 +16,26 @@ lowp_status check_not_null(const void* p, const char* name);
 lowp_status check_aligned(const void* p, int64_t alignment, const char* name);
 // A float array: 4-byte aligned, and not NULL when `required`.
 lowp_status check_floats(const float* p, const char* name, bool required);
-lowp_status check_high_precision_dtype(lowp_dtype t, const char* name);
+// `dtype` (a lowp_dtype as the caller stored it, core/enums.h) is FLOAT32, FLOAT16 or BFLOAT16;
+// `name` names it ("x->dtype").
+lowp_status check_high_precision_dtype(int dtype, const char* name);
+// rows and cols >= 1 and rows * cols within the element rule; `name` names the pair ("q",
+// "rows x cols").
 lowp_status check_shape(int64_t rows, int64_t cols, const char* name);
 // rows * cols elements must fit in int64 and in size_t (at most 2^56).
 lowp_status check_element_count(int64_t rows, int64_t cols, const char* name);
+// An array of n entries `stride` apart (entry t at t * stride; stride 0 means 1): stride >= 0 and
+// its span (n - 1) * stride + 1 within the element rule, before any pointer arithmetic uses it.
+lowp_status check_stride(int64_t stride, int64_t n, const char* name);
 
 // A dense high-precision tensor: not NULL, FLOAT32/FLOAT16/BFLOAT16, rows and cols >= 1 (rows
-// >= 0 with allow_empty_rows), data not NULL and aligned to its element size.
+// >= 0 with allow_empty_rows), data not NULL and aligned to its element size. Messages name the
+// field ("x->data is NULL").
 lowp_status check_tensor(const lowp_tensor* t, const char* name, bool allow_empty_rows = false);
 
-// act is one of the lowp_activation values.
-lowp_status check_activation(lowp_activation act);
+// The lowp_activation and lowp_orientation arguments (as the caller passed them), named `name`.
+lowp_status check_activation(const lowp_activation& act, const char* name);
+lowp_status check_orientation(const lowp_orientation& which, const char* name);
 
 struct NamedPointer {
   const void* ptr;  // NULL entries are skipped

@@ -1,5 +1,7 @@
 #include "recipes/fp8_rules.h"
 
+#include <utility>
+
 #include "core/backends.h"
 #include "core/error.h"
 #include "core/validate.h"
@@ -11,10 +13,15 @@ bool is_fp8(lowp_dtype t) { return t == LOWP_DTYPE_E4M3 || t == LOWP_DTYPE_E5M2;
 lowp_status check_fp8_config(const lowp_quant_config& c) {
   if (!(c.amax_epsilon >= 0.0f))
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->amax_epsilon must be >= 0 (got %g)", static_cast<double>(c.amax_epsilon));
-  if (c.rht || c.stochastic_rounding || c.block_2d || c.amax_estimation || c.amax_given)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg: rht, stochastic_rounding, block_2d, amax_estimation and amax_given apply to NVFP4 "
-                "recipes only; set them to 0 for FP8");
+  const std::pair<int, const char*> nvfp4_knobs[] = {{c.rht, "cfg->rht"},
+                                                     {c.stochastic_rounding, "cfg->stochastic_rounding"},
+                                                     {c.block_2d, "cfg->block_2d"},
+                                                     {c.amax_estimation, "cfg->amax_estimation"},
+                                                     {c.amax_given, "cfg->amax_given"}};
+  for (const auto& [value, name] : nvfp4_knobs)
+    if (value != 0)
+      return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is %d; it applies to NVFP4 recipes only, set it to 0 for FP8", name,
+                  value);
   return LOWP_SUCCESS;
 }
 

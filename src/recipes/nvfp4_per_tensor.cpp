@@ -24,7 +24,9 @@ lowp_status check_config(const lowp_quant_config& c, int64_t rows) {
   if (c.block_2d && rows % kBlock != 0)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "x->rows (M) is %lld; cfg->block_2d needs M %% 16 == 0 (16x16 tiles)", static_cast<long long>(rows));
-  if (c.amax_estimation && !(c.amax_estimation_factor > 0.0f && std::isfinite(c.amax_estimation_factor)))
+  // With amax_given the estimation is ignored (lowp.h), so its factor is not checked either.
+  if (c.amax_estimation && !c.amax_given &&
+      !(c.amax_estimation_factor > 0.0f && std::isfinite(c.amax_estimation_factor)))
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "cfg->amax_estimation_factor is %g; with cfg->amax_estimation it must be finite and > 0",
                 static_cast<double>(c.amax_estimation_factor));

@@ -1,5 +1,6 @@
 #include "recipes/nvfp4_rules.h"
 
+#include "core/enums.h"
 #include "core/error.h"
 #include "core/validate.h"
 #include "numerics/swizzle.h"
@@ -11,11 +12,11 @@ constexpr int64_t kBlock = 16;
 
 long long ll(int64_t v) { return static_cast<long long>(v); }
 
-lowp_status check_layout(lowp_scale_layout l) {
-  if (l == LOWP_SCALE_LAYOUT_COMPACT || l == LOWP_SCALE_LAYOUT_SWIZZLED) return LOWP_SUCCESS;
+lowp_status check_layout(const lowp_scale_layout& l) {
+  if (known<lowp_scale_layout>(raw(l))) return LOWP_SUCCESS;
   return fail(LOWP_ERROR_INVALID_ARGUMENT,
-              "q->scale_layout is %d; expected LOWP_SCALE_LAYOUT_COMPACT or LOWP_SCALE_LAYOUT_SWIZZLED",
-              static_cast<int>(l));
+              "q->scale_layout is %s; expected LOWP_SCALE_LAYOUT_COMPACT or LOWP_SCALE_LAYOUT_SWIZZLED",
+              enum_text(l).text);
 }
 
 lowp_status check_k(int64_t cols, const char* name) {
@@ -42,6 +43,18 @@ lowp_status check_part(const lowp_quantized_part& p, const char* scale_name, con
 
 size_t nvfp4_scale_array_bytes(int64_t rows, int64_t blocks) {
   return static_cast<size_t>(num::scale_rows_padded(rows) * num::scale_cols_padded(blocks));
+}
+
+lowp_status check_scale_array(int64_t rows, int64_t blocks, const char* name) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 56;
+  LOWP_TRY(check_shape(rows, blocks, name));  // rows, blocks <= 2^56: their round-ups cannot overflow
+  const int64_t padded_rows = num::scale_rows_padded(rows), padded_blocks = num::scale_cols_padded(blocks);
+  if (padded_rows > kMaxBytes / padded_blocks)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "%s is %lld x %lld: its scale array has roundup(rows,128) x roundup(blocks,4) = %lld x %lld bytes; at "
+                "most 2^56 supported",
+                name, ll(rows), ll(blocks), ll(padded_rows), ll(padded_blocks));
+  return LOWP_SUCCESS;
 }
 
 lowp_status check_nvfp4_config(const lowp_quant_config& c) {

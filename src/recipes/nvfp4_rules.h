@@ -11,6 +11,8 @@ namespace lowp {
 
 // Bytes of one orientation's block-scale array: [roundup(rows,128)][roundup(blocks,4)].
 size_t nvfp4_scale_array_bytes(int64_t rows, int64_t blocks);
+// rows, blocks >= 1 and that array within 2^56 bytes (checked without overflow); `name` names the pair.
+lowp_status check_scale_array(int64_t rows, int64_t blocks, const char* name);
 // q's outputs for x: q's shape is x's, at least one part requested, K % 16 == 0, M % 16 == 0
 // with the columnwise part, a known scale layout, each requested part's scale_inv and amax
 // (not NULL, amax 4-byte aligned).

@@ -278,6 +278,13 @@ TEST(GroupedFp8Gpu, BadDeviceLayoutWritesNothingAndIsReported) {
   EXPECT_TRUE(untouched(sinv.data(), sinv.size(), "scale_inv"));
   EXPECT_TRUE(untouched(amax.data(), amax.size(), "amax"));
   EXPECT_TRUE(untouched(scale.data(), scale.size(), "scale"));
+  // The status is copied to host memory: a device bad_member_plus_one is rejected, not written.
+  DeviceBuffer dstatus(8);
+  EXPECT_EQ(lowp_grouped_layout_error(dws.get(), static_cast<int64_t*>(dstatus.get()), nullptr),
+            LOWP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lowp_get_last_error()).find("bad_member_plus_one is in device memory"), std::string::npos)
+      << lowp_get_last_error();
+  EXPECT_TRUE(untouched(dstatus.download().data(), 8, "device status"));
 }
 
 TEST(GroupedFp8Gpu, GraphReplayWithDeviceLayoutEqualsEager) {

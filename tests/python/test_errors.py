@@ -117,6 +117,12 @@ CASES = [
     ("amax_neither", lambda T: (lowp.nvfp4_amax_per_token, (T(X),), {"rows": False, "cols": False}, []),
      ValueError, "both NULL"),
     ("zero_d", lambda T: (lowp.amax, (T(np.array(1.0, np.float32)),), {}, []), ValueError, "0-d"),
+    ("layout_parts", lambda T: (lowp.quantized_layout, ("e4m3", "fp8_current", 4, 4, "all"), {}, []),
+     ValueError, "parts: 'all' is not one of"),
+    ("layout_nvfp4_columnwise_rows", lambda T: (lowp.quantized_layout, ("e2m1", "nvfp4_per_token", 24, 32), {}, []),
+     ValueError, "lowp_quantized_layout_query: parts LOWP_PARTS_BOTH requests the columnwise copy"),
+    ("layout_recipe_dtype", lambda T: (lowp.quantized_layout, ("e4m3", "nvfp4_per_tensor", 32, 32), {}, []),
+     ValueError, "scaling LOWP_SCALING_NVFP4_PER_TENSOR does not fit dtype LOWP_DTYPE_E4M3"),
 ]
 
 

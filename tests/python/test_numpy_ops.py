@@ -263,6 +263,44 @@ def test_sizes(ref, recipe, shape):
     assert_bytes_equal(got, want, "sizes")
 
 
+@pytest.mark.parametrize("recipe", ["fp8_delayed", "fp8_per_token", "nvfp4_per_tensor", "nvfp4_per_token"])
+@pytest.mark.parametrize("parts", ["rowwise", "columnwise", "both"])
+def test_quantized_layout(recipe, parts):
+    """lowp_quantized_layout_query: the size query's buffers of the parts asked for, each at a
+    256-byte-aligned offset, disjoint, inside total_bytes."""
+    qdtype = "e2m1" if recipe.startswith("nvfp4") else "e5m2"
+    rows, cols = (48, 80) if recipe.startswith("nvfp4") else (17, 33)
+    layout = lowp.quantized_layout(qdtype, recipe, rows, cols, parts)
+    sizes = lowp.quantized_sizes(qdtype, recipe, rows, cols)
+    keep = (parts != "columnwise", parts != "rowwise")
+    for i in range(2):
+        assert layout.sizes.data_bytes[i] == (sizes.data_bytes[i] if keep[i] else 0)
+        assert layout.sizes.scale_inv_bytes[i] == (sizes.scale_inv_bytes[i] if keep[i] else 0)
+        assert layout.sizes.amax_bytes[i] == (sizes.amax_bytes[i] if keep[i] else 0)
+    buffers = [(o, n) for offs, ns in ((layout.data_offset, layout.sizes.data_bytes),
+                                       (layout.scale_inv_offset, layout.sizes.scale_inv_bytes),
+                                       (layout.amax_offset, layout.sizes.amax_bytes),
+                                       (layout.tensor_scale_offsets, (layout.sizes.tensor_scale_bytes,) * 3))
+               for o, n in zip(offs, ns) if n]
+    assert buffers and layout.total_bytes % 256 == 0
+    ends = 0
+    for o, n in sorted(buffers):
+        assert o % 256 == 0 and o >= ends and o + n <= layout.total_bytes
+        ends = o + n
+
+
+@pytest.mark.parametrize("role", ["input", "weight", "gradient"])
+def test_nvfp4_per_token_role_defaults(role):
+    """Per-token role defaults (numerics §5): every role, the weight's too, quantizes with the plain
+    defaults (no RHT, no SR, 1D blocks)."""
+    x = make_input(32, 64)
+    q = lowp.quantize(x, "nvfp4_per_token", role=role, columnwise=True)
+    plain = lowp.quantize(x, "nvfp4_per_token", columnwise=True)
+    for got, want in ((q.rowwise, plain.rowwise), (q.columnwise, plain.columnwise)):
+        assert np.array_equal(got.data, want.data) and np.array_equal(got.scale_inv, want.scale_inv)
+        assert np.array_equal(got.amax, want.amax)
+
+
 # Grouped FP8: members 3x16, an empty one, 5x8 after a gap of 4 elements, 2x4.
 FIRST = np.array([3, 0, 5, 2], np.int64)
 LAST = np.array([16, 7, 8, 4], np.int64)

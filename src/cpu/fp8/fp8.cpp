@@ -22,9 +22,14 @@ float value_at(const Fp8QuantizeArgs& a, int64_t i) {
   return num::dact_times_grad(a.act, load_f32(a.act_input, a.x.dtype, i), g);
 }
 
+// An empty view (a grouped member may be one, with any other dimension) has nothing to read or
+// write: the passes below return before sizing anything by its rows.
+bool empty(const DenseView& x) { return x.rows == 0 || x.cols == 0; }
+
 // Bit-folded amax: each 64-row chunk writes its own slot, then the slots are merged.
 template <typename Load>
 uint32_t amax_bits(const DenseView& x, Load load) {
+  if (empty(x)) return 0;
   const int64_t chunks = (x.rows + kRowsPerChunk - 1) / kRowsPerChunk;
   std::vector<uint32_t> partial(chunks, 0);
   parallel_for(chunks, 1, [&](int64_t b0, int64_t b1) {
@@ -43,6 +48,7 @@ uint32_t amax_bits(const DenseView& x, Load load) {
 template <bool kE4M3>
 void cast(const Fp8QuantizeArgs& a, const float* row_scale, const float* col_scale, float tensor_scale) {
   const DenseView& x = a.x;
+  if (empty(x)) return;
   parallel_for(x.rows, kRowsPerChunk, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       for (int64_t c = 0; c < x.cols; ++c) {
@@ -152,6 +158,7 @@ lowp_status fp8_quantize(const Fp8QuantizeArgs& a) {
 }
 
 lowp_status fp8_dequantize(const Fp8DequantizeArgs& a) {
+  if (a.rows == 0 || a.cols == 0) return LOWP_SUCCESS;  // an empty grouped member
   const bool e4m3 = a.code_dtype == LOWP_DTYPE_E4M3;
   parallel_for(a.rows, kRowsPerChunk, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {

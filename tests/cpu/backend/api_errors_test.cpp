@@ -99,22 +99,22 @@ const Baselines<Env> kBaselines = {
 const std::vector<Case> kCases = {
     // lowp_quantize: x
     {"quantize x NULL", kInv, "x", [](Env& e) { e.valid_quantize(); return lowp_quantize(nullptr, &e.q, &e.cfg, nullptr); }},
-    {"quantize x->data NULL", kInv, "x", Q(e.x_t.data = nullptr)},
-    {"quantize x dtype E4M3", kInv, "x", Q(e.x_t.dtype = LOWP_DTYPE_E4M3)},
-    {"quantize x dtype 99", kInv, "x", Q(e.x_t.dtype = kBadDtype)},
-    {"quantize x rows 0", kInv, "x", Q(e.x_t.rows = 0; e.q.rows = 0)},
+    {"quantize x->data NULL", kInv, "x->data is NULL", Q(e.x_t.data = nullptr)},
+    {"quantize x dtype E4M3", kInv, "x->dtype is LOWP_DTYPE_E4M3", Q(e.x_t.dtype = LOWP_DTYPE_E4M3)},
+    {"quantize x dtype 99", kInv, "x->dtype is 99 (not a lowp_dtype)", Q(e.x_t.dtype = kBadDtype)},
+    {"quantize x rows 0", kInv, "x is 0 x 8", Q(e.x_t.rows = 0; e.q.rows = 0)},
     {"quantize x cols -1", kInv, "x", Q(e.x_t.cols = -1; e.q.cols = -1)},
     {"quantize x 2^40 x 2^20 elements", kInv, "x", Q(e.x_t.rows = e.q.rows = int64_t{1} << 40; e.x_t.cols = e.q.cols = 1 << 20)},
-    {"quantize fp32 x misaligned", kInv, "x", Q(e.x_t.data = off(e.x, 2))},
+    {"quantize fp32 x misaligned", kInv, "x->data is not aligned", Q(e.x_t.data = off(e.x, 2))},
     {"quantize bf16 x misaligned", kInv, "x", Q(e.x_t.dtype = LOWP_DTYPE_BFLOAT16; e.x_t.data = off(e.x, 1))},
     // lowp_quantize: q
     {"quantize q NULL", kInv, "q", [](Env& e) { e.valid_quantize(); return lowp_quantize(&e.x_t, nullptr, &e.cfg, nullptr); }},
-    {"quantize q dtype FLOAT32", kInv, "q->dtype", Q(e.q.dtype = LOWP_DTYPE_FLOAT32)},
+    {"quantize q dtype FLOAT32", kInv, "q->dtype is LOWP_DTYPE_FLOAT32; expected LOWP_DTYPE_E4M3, LOWP_DTYPE_E5M2 or LOWP_DTYPE_E2M1", Q(e.q.dtype = LOWP_DTYPE_FLOAT32)},
     {"quantize q dtype BFLOAT16", kInv, "q->dtype", Q(e.q.dtype = LOWP_DTYPE_BFLOAT16)},
-    {"quantize E2M1 with FP8 scaling", kInv, "scaling", Q(e.q.dtype = LOWP_DTYPE_E2M1)},
+    {"quantize E2M1 with FP8 scaling", kInv, "q->scaling LOWP_SCALING_CURRENT does not fit q->dtype LOWP_DTYPE_E2M1", Q(e.q.dtype = LOWP_DTYPE_E2M1)},
     {"quantize E4M3 with NVFP4_PER_TENSOR", kInv, "q->scaling", Q(e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
     {"quantize E5M2 with NVFP4_PER_TOKEN", kInv, "q->scaling", Q(e.q.dtype = LOWP_DTYPE_E5M2; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
-    {"quantize scaling 42", kInv, "q->scaling", Q(e.q.scaling = static_cast<lowp_scaling>(42))},
+    {"quantize scaling 42", kInv, "q->scaling is 42 (not a lowp_scaling)", Q(e.q.scaling = static_cast<lowp_scaling>(42))},
     {"quantize NVFP4 per-tensor, K 8 (not % 16)", kInv, "NVFP4", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
     {"quantize NVFP4 per-token, K 8", kInv, "K % 16", Q(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
     {"quantize q rows != x rows", kInv, "q", Q(e.q.rows = R - 1)},
@@ -156,25 +156,26 @@ const std::vector<Case> kCases = {
     {"quantize per-token col-only, columnwise.scale_inv NULL", kInv, "q->columnwise.scale_inv",
      QT(e.q.rowwise.data = nullptr; e.q.columnwise.scale_inv = nullptr)},
     // lowp_quantize: cfg
-    {"quantize cfg rht for FP8", kInv, "rht", Q(e.cfg.rht = 1)},
-    {"quantize cfg stochastic_rounding for FP8", kInv, "stochastic_rounding", Q(e.cfg.stochastic_rounding = 1)},
-    {"quantize cfg block_2d for FP8", kInv, "block_2d", Q(e.cfg.block_2d = 1)},
-    {"quantize cfg amax_estimation for FP8", kInv, "amax_estimation", Q(e.cfg.amax_estimation = 1)},
+    {"quantize cfg rht for FP8", kInv, "cfg->rht is 1; it applies to NVFP4 recipes only", Q(e.cfg.rht = 1)},
+    {"quantize cfg stochastic_rounding for FP8", kInv, "cfg->stochastic_rounding is 1", Q(e.cfg.stochastic_rounding = 1)},
+    {"quantize cfg block_2d for FP8", kInv, "cfg->block_2d is 1", Q(e.cfg.block_2d = 1)},
+    {"quantize cfg amax_estimation for FP8", kInv, "cfg->amax_estimation is 1", Q(e.cfg.amax_estimation = 1)},
+    {"quantize cfg amax_given for FP8", kInv, "cfg->amax_given is 1", QT(e.cfg.amax_given = 1)},
     {"quantize cfg amax_epsilon -1", kInv, "amax_epsilon", Q(e.cfg.amax_epsilon = -1.0f)},
     {"quantize cfg amax_epsilon NaN", kInv, "amax_epsilon", Q(e.cfg.amax_epsilon = std::nanf(""))},
     {"quantize per-token cfg amax_epsilon -tiny", kInv, "amax_epsilon", QT(e.cfg.amax_epsilon = -1e-30f)},
     // lowp_dequantize
     {"dequantize q NULL", kInv, "q", [](Env& e) { e.valid_dequantize(); return lowp_dequantize(nullptr, LOWP_ROWWISE, &e.out_t, nullptr); }},
     {"dequantize out NULL", kInv, "out", [](Env& e) { e.valid_dequantize(); return lowp_dequantize(&e.q, LOWP_ROWWISE, nullptr, nullptr); }},
-    {"dequantize out->data NULL", kInv, "out", D(e.out_t.data = nullptr)},
+    {"dequantize out->data NULL", kInv, "out->data is NULL", D(e.out_t.data = nullptr)},
     {"dequantize out dtype E4M3", kInv, "out", D(e.out_t.dtype = LOWP_DTYPE_E4M3)},
-    {"dequantize out dtype 99", kInv, "out", D(e.out_t.dtype = kBadDtype)},
+    {"dequantize out dtype 99", kInv, "out->dtype is 99 (not a lowp_dtype)", D(e.out_t.dtype = kBadDtype)},
     {"dequantize out too few rows", kInv, "out", D(e.out_t.rows = R - 1)},
     {"dequantize out too few cols", kInv, "out", D(e.out_t.cols = C - 1)},
     {"dequantize columnwise into rowwise shape", kInv, "out", D((void)0, LOWP_COLUMNWISE)},
     {"dequantize out misaligned fp32", kInv, "out", D(e.out_t.data = off(e.out, 2))},
     {"dequantize out misaligned fp16", kInv, "out", D(e.out_t.dtype = LOWP_DTYPE_FLOAT16; e.out_t.data = off(e.out, 1))},
-    {"dequantize which 2", kInv, "which", D((void)0, static_cast<lowp_orientation>(2))},
+    {"dequantize which 2", kInv, "which is 2 (not a lowp_orientation)", D((void)0, static_cast<lowp_orientation>(2))},
     {"dequantize rowwise.data NULL", kInv, "q->rowwise.data", D(e.q.rowwise.data = nullptr)},
     {"dequantize columnwise.data NULL", kInv, "q->columnwise.data",
      D(e.q.columnwise.data = nullptr; e.out_t.rows = C; e.out_t.cols = R, LOWP_COLUMNWISE)},
@@ -183,7 +184,7 @@ const std::vector<Case> kCases = {
     {"dequantize per-token rowwise.scale_inv NULL", kInv, "q->rowwise.scale_inv",
      D(e.q.scaling = LOWP_SCALING_PER_TOKEN; e.q.rowwise.scale_inv = nullptr)},
     {"dequantize q dtype FLOAT16", kInv, "q->dtype", D(e.q.dtype = LOWP_DTYPE_FLOAT16)},
-    {"dequantize E4M3 with NVFP4 scaling", kInv, "q->scaling", D(e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
+    {"dequantize E4M3 with NVFP4 scaling", kInv, "q->scaling LOWP_SCALING_NVFP4_PER_TOKEN does not fit q->dtype LOWP_DTYPE_E4M3", D(e.q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN)},
     {"dequantize NVFP4 per-tensor, K 8 (not % 16)", kInv, "NVFP4", D(e.q.dtype = LOWP_DTYPE_E2M1; e.q.scaling = LOWP_SCALING_NVFP4_PER_TENSOR)},
     {"dequantize q rows 0", kInv, "q", D(e.q.rows = 0)},
     // lowp_amax / lowp_amax_per_token
@@ -205,18 +206,40 @@ const std::vector<Case> kCases = {
     {"update scale NULL", kInv, "scale", [](Env& e) { return lowp_fp8_delayed_scaling_update(2, 4, e.hist, nullptr, e.uscale_inv, LOWP_DTYPE_E4M3, 0, LOWP_AMAX_ALGO_MAX, nullptr); }},
     {"update scale_inv NULL", kInv, "scale_inv", [](Env& e) { return lowp_fp8_delayed_scaling_update(2, 4, e.hist, e.uscale, nullptr, LOWP_DTYPE_E4M3, 0, LOWP_AMAX_ALGO_MAX, nullptr); }},
     {"update scale misaligned", kInv, "scale", [](Env& e) { return lowp_fp8_delayed_scaling_update(2, 4, e.hist, off(e.uscale, 1), e.uscale_inv, LOWP_DTYPE_E4M3, 0, LOWP_AMAX_ALGO_MAX, nullptr); }},
-    {"update fp8_dtype FLOAT32", kInv, "fp8_dtype", [](Env& e) { return e.update(2, 4, LOWP_DTYPE_FLOAT32); }},
+    {"update fp8_dtype FLOAT32", kInv, "fp8_dtype is LOWP_DTYPE_FLOAT32", [](Env& e) { return e.update(2, 4, LOWP_DTYPE_FLOAT32); }},
     {"update fp8_dtype E2M1", kInv, "fp8_dtype", [](Env& e) { return e.update(2, 4, LOWP_DTYPE_E2M1); }},
     {"update margin 100", kInv, "margin", [](Env& e) { return e.update(2, 4, LOWP_DTYPE_E4M3, 100); }},
     {"update margin -100", kInv, "margin", [](Env& e) { return e.update(2, 4, LOWP_DTYPE_E4M3, -100); }},
-    {"update algo 2", kInv, "algo", [](Env& e) { return e.update(2, 4, LOWP_DTYPE_E4M3, 0, static_cast<lowp_amax_algo>(2)); }},
+    {"update algo 2", kInv, "algo is 2 (not a lowp_amax_algo)", [](Env& e) { return e.update(2, 4, LOWP_DTYPE_E4M3, 0, static_cast<lowp_amax_algo>(2)); }},
     // lowp_quantized_sizes_query
     {"sizes NULL", kInv, "sizes", [](Env&) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, R, C, nullptr); }},
-    {"sizes dtype FLOAT32", kInv, "dtype", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_FLOAT32, LOWP_SCALING_CURRENT, R, C, &e.sizes); }},
-    {"sizes E4M3 with NVFP4 scaling", kInv, "scaling", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_NVFP4_PER_TENSOR, R, C, &e.sizes); }},
+    {"sizes dtype FLOAT32", kInv, "dtype is LOWP_DTYPE_FLOAT32", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_FLOAT32, LOWP_SCALING_CURRENT, R, C, &e.sizes); }},
+    {"sizes E4M3 with NVFP4 scaling", kInv, "scaling LOWP_SCALING_NVFP4_PER_TENSOR does not fit dtype LOWP_DTYPE_E4M3", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_NVFP4_PER_TENSOR, R, C, &e.sizes); }},
     {"sizes NVFP4 per-token, K 8", kInv, "K % 16", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, 16, 8, &e.sizes); }},
-    {"sizes rows 0", kInv, "0 x 8", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, 0, C, &e.sizes); }},
+    {"sizes rows 0", kInv, "rows x cols is 0 x 8", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, 0, C, &e.sizes); }},
     {"sizes cols -2", kInv, "-2", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E5M2, LOWP_SCALING_PER_TOKEN, R, -2, &e.sizes); }},
+    {"sizes dtype 77", kInv, "dtype is 77 (not a lowp_dtype)", [](Env& e) { return lowp_quantized_sizes_query(static_cast<lowp_dtype>(77), LOWP_SCALING_CURRENT, R, C, &e.sizes); }},
+    {"sizes scaling -1", kInv, "scaling is -1 (not a lowp_scaling)", [](Env& e) { return lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, static_cast<lowp_scaling>(-1), R, C, &e.sizes); }},
+    // Aliasing (lowp.h): what a call writes overlaps nothing else of the call
+    {"quantize rowwise codes inside x", kInv, "q->rowwise.data (32 bytes) overlaps x->data (128 bytes)",
+     Q(e.q.rowwise.data = reinterpret_cast<uint8_t*>(e.x) + 16)},
+    {"quantize columnwise codes on the rowwise codes", kInv, "q->rowwise.data (32 bytes) overlaps q->columnwise.data", Q(e.q.columnwise.data = e.row + 8)},
+    {"quantize current amax on scale_inv", kInv, "q->scale_inv (4 bytes) overlaps q->amax", Q(e.q.amax = e.scale_inv)},
+    {"quantize current scale on amax", kInv, "q->scale (4 bytes) overlaps q->amax", Q(e.q.scale = e.amax)},
+    {"quantize delayed scale on scale_inv", kInv, "q->scale_inv (4 bytes) overlaps q->scale", Q(e.q.scaling = LOWP_SCALING_DELAYED; e.q.scale_inv = e.scale)},
+    {"quantize per-token row amax on row scale_inv", kInv, "q->rowwise.scale_inv (16 bytes) overlaps q->rowwise.amax", QT(e.q.rowwise.amax = e.row_si + 1)},
+    {"quantize per-token col scale_inv inside x", kInv, "q->columnwise.scale_inv (32 bytes) overlaps x->data", QT(e.q.columnwise.scale_inv = e.x + N - 2)},
+    {"quantize_dact codes inside act_input", kInv, "q->rowwise.data (32 bytes) overlaps act_input", [](Env& e) {
+       e.valid_quantize();
+       return lowp_quantize_dact(&e.x_t, e.out, LOWP_ACTIVATION_SILU, (e.q.rowwise.data = e.out, &e.q), &e.cfg, nullptr); }},
+    {"dequantize out on the codes", kInv, "out->data (128 bytes) overlaps q->rowwise.data", D(e.q.rowwise.data = reinterpret_cast<uint8_t*>(e.out) + 64)},
+    {"dequantize out on scale_inv", kInv, "overlaps q->scale_inv", D(e.q.scale_inv = e.out + 3)},
+    {"amax inside x", kInv, "amax (4 bytes) overlaps x->data", [](Env& e) { e.valid_quantize(); return lowp_amax(&e.x_t, e.x + 5, nullptr); }},
+    {"amax_per_token row_amax inside col_amax", kInv, "row_amax (16 bytes) overlaps col_amax", [](Env& e) { e.valid_quantize(); return lowp_amax_per_token(&e.x_t, e.col_amax + 2, e.col_amax, nullptr); }},
+    {"update scale is scale_inv", kInv, "scale (8 bytes) overlaps scale_inv", [](Env& e) {
+       return lowp_fp8_delayed_scaling_update(2, 4, e.hist, e.uscale, e.uscale, LOWP_DTYPE_E4M3, 0, LOWP_AMAX_ALGO_MAX, nullptr); }},
+    {"update scale inside the history", kInv, "amax_history (32 bytes) overlaps scale (8 bytes)", [](Env& e) {
+       return lowp_fp8_delayed_scaling_update(2, 4, e.hist, e.hist + 6, e.uscale_inv, LOWP_DTYPE_E4M3, 0, LOWP_AMAX_ALGO_MAX, nullptr); }},
 };
 
 }  // namespace
@@ -279,6 +302,7 @@ TEST(ApiMisc, StatusNamesAndVersion) {
   EXPECT_STREQ(lowp_status_name(LOWP_ERROR_UNSUPPORTED), "LOWP_ERROR_UNSUPPORTED");
   EXPECT_STREQ(lowp_status_name(LOWP_ERROR_CUDA), "LOWP_ERROR_CUDA");
   EXPECT_STREQ(lowp_status_name(LOWP_ERROR_INTERNAL), "LOWP_ERROR_INTERNAL");
+  EXPECT_STREQ(lowp_status_name(LOWP_ERROR_OUT_OF_MEMORY), "LOWP_ERROR_OUT_OF_MEMORY");
   EXPECT_STREQ(lowp_status_name(static_cast<lowp_status>(77)), "LOWP_STATUS_UNKNOWN");
   // The library's version is the header's (both generated from CMake's project version).
   EXPECT_STREQ(lowp_version(), LOWP_VERSION_STRING);

@@ -13,6 +13,7 @@ extern "C" {
 lowp_quantized_tensor c_quantized_tensor_static(void);
 lowp_quantized_tensor c_quantized_tensor_init(void);
 lowp_grouped_quantized_tensor c_grouped_quantized_tensor_init(void);
+lowp_quantized_layout c_quantized_layout_init(void);
 }
 
 using namespace lowp_test;
@@ -68,6 +69,12 @@ TEST(GrowableStructs, MacrosEqualTheInitialisersInCAndCpp) {
     EXPECT_EQ(g->amax_stride, 0);
     EXPECT_EQ(g->amax, nullptr);
   }
+  const lowp_quantized_layout lcpp = LOWP_QUANTIZED_LAYOUT_INIT, lc = c_quantized_layout_init();
+  for (const lowp_quantized_layout* l : {&lcpp, &lc}) {
+    EXPECT_EQ(l->struct_size, sizeof *l);
+    EXPECT_EQ(l->total_bytes, 0u);
+    EXPECT_EQ(l->amax_offset[1], 0u);
+  }
 }
 
 TEST(GrowableStructs, ConfigPresetsSetTheSize) {
@@ -75,6 +82,9 @@ TEST(GrowableStructs, ConfigPresetsSetTheSize) {
   for (const lowp_tensor_role role : {LOWP_ROLE_INPUT, LOWP_ROLE_WEIGHT, LOWP_ROLE_GRADIENT}) {
     poison(&c, sizeof c);
     lowp_quant_config_nvfp4(role, &c);
+    EXPECT_EQ(c.struct_size, sizeof c) << role;
+    poison(&c, sizeof c);
+    lowp_quant_config_nvfp4_per_token(role, &c);
     EXPECT_EQ(c.struct_size, sizeof c) << role;
   }
 }

@@ -15,3 +15,8 @@ lowp_grouped_quantized_tensor c_grouped_quantized_tensor_init(void) {
   lowp_grouped_quantized_tensor q = LOWP_GROUPED_QUANTIZED_TENSOR_INIT;
   return q;
 }
+
+lowp_quantized_layout c_quantized_layout_init(void) {
+  lowp_quantized_layout l = LOWP_QUANTIZED_LAYOUT_INIT;
+  return l;
+}
