@@ -71,7 +71,9 @@ inline ::testing::AssertionResult float_bits_equal(const float* got, const float
 
 constexpr uint8_t kPoison = 0xA5;  // as fp32 0xA5A5A5A5 = -2.9e-16; as E4M3 -0.0273
 
-inline void poison(void* p, size_t n, uint8_t pattern = kPoison) { std::memset(p, pattern, n); }
+inline void poison(void* p, size_t n, uint8_t pattern = kPoison) {
+  if (n != 0) std::memset(p, pattern, n);  // an empty vector's data() may be NULL: memset(NULL, .., 0) is UB
+}
 
 // Every byte of p[0..n) still holds `pattern`; reports the first byte that does not.
 inline ::testing::AssertionResult untouched(const void* p, size_t n, const char* what = "",
