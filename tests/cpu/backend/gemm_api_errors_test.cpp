@@ -20,6 +20,9 @@ namespace {
 constexpr int64_t M = 32, N = 16, K = 48;
 constexpr size_t kScaleBytes = 128 * 4;  // every NVFP4 scale array here: [128][roundup(<=3, 4)]
 
+// A copy argument stored as an int (the error cases hold out-of-range values).
+lowp_orientation copy(int v) { return static_cast<lowp_orientation>(v); }
+
 struct Env {
   alignas(16) uint8_t a_row[M * K], a_col[M * K], b_row[N * K], b_col[N * K];
   alignas(16) uint8_t a_rs[kScaleBytes], a_cs[kScaleBytes], b_rs[kScaleBytes], b_cs[kScaleBytes];
@@ -31,7 +34,7 @@ struct Env {
   size_t bytes;
   // Arguments, set per case.
   lowp_quantized_tensor a = LOWP_QUANTIZED_TENSOR_INIT, b = LOWP_QUANTIZED_TENSOR_INIT;
-  lowp_orientation ac = LOWP_ROWWISE, bc = LOWP_ROWWISE;
+  int ac = LOWP_ROWWISE, bc = LOWP_ROWWISE;  // ints: cases store out-of-range copies (an enum load of those is UB)
   lowp_tensor dt{};
   lowp_gemm_config cfg{};
 
@@ -61,8 +64,8 @@ struct Env {
   void fp8_token(Product p = Product::kFprop) { valid(LOWP_DTYPE_E4M3, LOWP_SCALING_PER_TOKEN, p); }
   void nvfp4(Product p = Product::kFprop) { valid(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, p); }
   void nvfp4_token(Product p = Product::kFprop) { valid(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, p); }
-  lowp_status gemm() { return lowp_gemm(&a, ac, &b, bc, &dt, &cfg, nullptr, 0, nullptr); }
-  lowp_status size() { return lowp_gemm_workspace_size(&a, ac, &b, bc, &dt, &cfg, &bytes); }
+  lowp_status gemm() { return lowp_gemm(&a, copy(ac), &b, copy(bc), &dt, &cfg, nullptr, 0, nullptr); }
+  lowp_status size() { return lowp_gemm_workspace_size(&a, copy(ac), &b, copy(bc), &dt, &cfg, &bytes); }
 };
 constexpr size_t kDataBytes = offsetof(Env, a);
 
@@ -84,7 +87,7 @@ const Baselines<Env> kBaselines = {
     {"nvfp4 wgrad, both RHT, swizzled", [](Env& e) { e.nvfp4(Product::kWgrad); e.cfg.a_columnwise_rht = e.cfg.b_columnwise_rht = 1; e.a.scale_layout = LOWP_SCALE_LAYOUT_SWIZZLED; return e.gemm(); }},
     {"nvfp4 dgrad, a's columnwise RHT unused", [](Env& e) { e.nvfp4(Product::kDgrad); e.cfg.a_columnwise_rht = 1; return e.gemm(); }},
     {"nvfp4 per-token dgrad, bf16 D", [](Env& e) { e.nvfp4_token(Product::kDgrad); e.dt.dtype = LOWP_DTYPE_BFLOAT16; return e.gemm(); }},
-    {"NULL cfg", [](Env& e) { e.nvfp4_token(); return lowp_gemm(&e.a, e.ac, &e.b, e.bc, &e.dt, nullptr, nullptr, 0, nullptr); }},
+    {"NULL cfg", [](Env& e) { e.nvfp4_token(); return lowp_gemm(&e.a, copy(e.ac), &e.b, copy(e.bc), &e.dt, nullptr, nullptr, 0, nullptr); }},
     {"workspace size (host: 0)", [](Env& e) { e.fp8(); e.bytes = 7; const lowp_status s = e.size(); return s == LOWP_SUCCESS && e.bytes != 0 ? LOWP_ERROR_INTERNAL : s; }},
 };
 
@@ -99,11 +102,11 @@ const Product kF = Product::kFprop, kD = Product::kDgrad, kW = Product::kWgrad;
 
 const std::vector<Case> kCases = {
     // Pointers and enums
-    {"a NULL", kInv, "a is NULL", [](Env& e) { e.fp8(); return lowp_gemm(nullptr, e.ac, &e.b, e.bc, &e.dt, &e.cfg, nullptr, 0, nullptr); }},
-    {"b NULL", kInv, "b is NULL", [](Env& e) { e.fp8(); return lowp_gemm(&e.a, e.ac, nullptr, e.bc, &e.dt, &e.cfg, nullptr, 0, nullptr); }},
-    {"d NULL", kInv, "d is NULL", [](Env& e) { e.fp8(); return lowp_gemm(&e.a, e.ac, &e.b, e.bc, nullptr, &e.cfg, nullptr, 0, nullptr); }},
-    {"a_copy 7", kInv, "a_copy", F8(e.ac = static_cast<lowp_orientation>(7))},
-    {"b_copy -1", kInv, "b_copy", F8(e.bc = static_cast<lowp_orientation>(-1))},
+    {"a NULL", kInv, "a is NULL", [](Env& e) { e.fp8(); return lowp_gemm(nullptr, copy(e.ac), &e.b, copy(e.bc), &e.dt, &e.cfg, nullptr, 0, nullptr); }},
+    {"b NULL", kInv, "b is NULL", [](Env& e) { e.fp8(); return lowp_gemm(&e.a, copy(e.ac), nullptr, copy(e.bc), &e.dt, &e.cfg, nullptr, 0, nullptr); }},
+    {"d NULL", kInv, "d is NULL", [](Env& e) { e.fp8(); return lowp_gemm(&e.a, copy(e.ac), &e.b, copy(e.bc), nullptr, &e.cfg, nullptr, 0, nullptr); }},
+    {"a_copy 7", kInv, "a_copy", F8(e.ac = 7)},
+    {"b_copy -1", kInv, "b_copy", F8(e.bc = -1)},
     // Recipes
     {"a dtype FLOAT32", kInv, "a->dtype", F8(e.a.dtype = LOWP_DTYPE_FLOAT32)},
     {"a E2M1 with DELAYED", kInv, "does not fit dtype E2M1", F8(e.a.dtype = LOWP_DTYPE_E2M1; e.a.scaling = LOWP_SCALING_DELAYED)},
@@ -152,7 +155,7 @@ const std::vector<Case> kCases = {
     {"dgrad: RHT copy x rowwise copy", kInv, "RHT domain", N4(kD, e.cfg.b_columnwise_rht = 1)},
     {"wgrad: only a's copy RHT", kInv, "RHT domain", N4T(kW, e.cfg.a_columnwise_rht = 1)},
     // lowp_gemm_workspace_size: the same checks, and nothing written on error
-    {"size: bytes NULL", kInv, "bytes", [](Env& e) { e.nvfp4(); return lowp_gemm_workspace_size(&e.a, e.ac, &e.b, e.bc, &e.dt, &e.cfg, nullptr); }},
+    {"size: bytes NULL", kInv, "bytes", [](Env& e) { e.nvfp4(); return lowp_gemm_workspace_size(&e.a, copy(e.ac), &e.b, copy(e.bc), &e.dt, &e.cfg, nullptr); }},
     {"size: K mismatch", kInv, "different K", SZ(e.b.cols = 32)},
     {"size: cfg struct_size 0", kInv, "lowp_gemm_config_default", SZ(e.cfg.struct_size = 0)},
 };
