@@ -151,7 +151,10 @@ int main(int argc, char** argv) {
     ++t.calls, ++all.calls;
     for (const std::string& n : notes) ++open_notes[std::string(id.entry->name) + ": " + n];
     const char* bug = j.kind == Judgement::kFail ? known_bug(id.entry->name, j) : nullptr;
-    if (j.kind == Judgement::kSkip) {
+    if (j.kind == Judgement::kSkip && j.known != nullptr) {  // a known crash, not run
+      ++t.known, ++all.known;
+      ++known[std::string(j.known) + " (" + id.entry->name + ", not run)"];
+    } else if (j.kind == Judgement::kSkip) {
       ++t.skipped, ++all.skipped;
     } else if (j.kind == Judgement::kFail && bug != nullptr && !o.known_bugs_fatal) {
       ++t.known, ++all.known;

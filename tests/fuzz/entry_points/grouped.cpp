@@ -77,7 +77,7 @@ void grouped_amax_call(Call& c, Draw& d, const GroupDraw& xd, const PtrDraw& ama
   float_rule(e, amax, "amax");
   stride_rules(e, "amax_stride", xd.num_tensors, stride);
   group_workspace_rules(e, c, w, false);
-  c.known_crash = known_crash_grouped(xd, stride);
+  c.known_crash = known_crash_grouped(x, stride);
   c.invoke = [=] { return lowp_grouped_amax(x, amax, stride, ws, ws_bytes, nullptr); };
 }
 
@@ -122,7 +122,7 @@ void grouped_quantize_call(Call& c, Draw& d, const GroupDraw& xd, const GroupedQ
   fp8_config_rules(e, k);
   e.open(k.group_row_multiple == 0, {"cfg->group_row_multiple"}, "group_row_multiple outside the grouped NVFP4 calls");
   group_workspace_rules(e, c, w, false);
-  c.known_crash = known_crash_grouped(xd, qd.amax_stride);
+  c.known_crash = known_crash_grouped(x, qd.amax_stride);
   if (dact)
     c.invoke = [=] {
       return lowp_grouped_quantize_dact(x, act_input, static_cast<lowp_activation>(act), q, cfg, ws, ws_bytes, nullptr);
@@ -154,7 +154,7 @@ void grouped_dequantize_call(Call& c, Draw& d, const GroupedQDraw& qd, int which
   }
   group_rules(e, "out", out);
   group_workspace_rules(e, c, w, false);
-  c.known_crash = known_crash_grouped(od, 0);
+  c.known_crash = known_crash_grouped(out, 0);
   c.invoke = [=] {
     return lowp_grouped_dequantize(q, static_cast<lowp_orientation>(which), out, ws, ws_bytes, nullptr);
   };

@@ -15,13 +15,14 @@ std::string list_rules(const std::vector<Rule>& rules) {
 
 bool has(const std::vector<lowp_status>& v, lowp_status s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
-// Which of the rule names the message mentions: 2 = a full path, 1 = only an argument's root, 0 = none.
-int message_names(const std::string& msg, const std::vector<Rule>& rules) {
+// Whether the message names a rule's argument: 2 = a full path, 1 = only an argument's root (then
+// `root_rule` is that rule's path), 0 = none.
+int message_names(const std::string& msg, const std::vector<Rule>& rules, std::string* root_rule) {
   int best = 0;
   for (const Rule& r : rules)
     for (const std::string& n : r.names) {
       if (msg.find(n) != std::string::npos) return 2;
-      if (names_token(msg, root_of(n))) best = 1;
+      if (best == 0 && names_token(msg, root_of(n))) best = 1, *root_rule = n;
     }
   return best;
 }
@@ -37,7 +38,7 @@ void* Call::buffer(const std::string& name, size_t bytes, Role role, const PtrDr
       if (!b->stub && b->bytes >= bytes && b->memory == &m) fit.push_back(b);
     if (!fit.empty()) {
       Buffer* t = fit[how.pick % fit.size()];
-      if (role != Role::kIn || t->role != Role::kIn) aliases.push_back({name, t->name});
+      aliases.push_back({name, t->name, role != Role::kIn || t->role != Role::kIn});
       return t->data();
     }
   }
@@ -65,7 +66,7 @@ void* Call::object_bytes(const std::string& name, const void* value, size_t size
 void Call::finish() {
   if (aliasing_decided) return;
   for (const Alias& a : aliases)
-    expect.open(false, {a.name, a.target}, "aliased input and output: lowp.h does not say");
+    if (a.written) expect.open(false, {a.name, a.target}, "aliased input and output: lowp.h does not say");
 }
 
 std::string describe(Call& c) {
@@ -82,7 +83,8 @@ std::string describe(Call& c) {
     }
     s << "\n";
   }
-  for (const Call::Alias& a : c.aliases) s << "  alias: " << a.name << " = " << a.target << "\n";
+  for (const Call::Alias& a : c.aliases)
+    s << "  alias: " << a.name << " = " << a.target << (a.written ? " (written)" : "") << "\n";
   const Outcome o = c.expect.outcome();
   s << "  expected: " << (o == Outcome::kAccept ? "accept" : o == Outcome::kReject ? "reject" : "either") << "\n";
   for (const Rule& r : c.expect.broken()) s << "    broken: " << r.names.front() << "\n";
@@ -100,7 +102,11 @@ Judgement run_checked(Call& c, const CheckOptions& opt) {
     return j;
   }
   std::vector<std::string> aliased;
-  for (const Call::Alias& a : c.aliases) aliased.insert(aliased.end(), {a.name, a.target});
+  bool written_alias = false;
+  for (const Call::Alias& a : c.aliases) {
+    aliased.insert(aliased.end(), {a.name, a.target});
+    written_alias |= a.written;
+  }
   auto is_aliased = [&](const Buffer& b) { return std::find(aliased.begin(), aliased.end(), b.name) != aliased.end(); };
 
   const Arena::Snapshot before = c.arena.snapshot();
@@ -141,9 +147,10 @@ Judgement run_checked(Call& c, const CheckOptions& opt) {
     for (size_t i = 0; i < bufs.size(); ++i)
       if (before[i] != after[i]) return failed("rejected (\"" + j.message + "\") but wrote " + bufs[i]->name);
     if (j.message.empty()) return failed(std::string("rejected with ") + lowp_status_name(st) + " and an empty message");
-    const int names = message_names(j.message, named);
+    std::string root_rule;
+    const int names = message_names(j.message, named, &root_rule);
     if (names == 0) return failed("message \"" + j.message + "\" names none of: " + list_rules(named));
-    if (names == 1) j.imprecise = named.front().names.front();
+    if (names == 1) j.imprecise = root_rule;
     return j;
   }
 
@@ -157,7 +164,7 @@ Judgement run_checked(Call& c, const CheckOptions& opt) {
 
   // With an input aliased to an output the result depends on the order of reads and writes
   // (the CPU backend runs in threads): only guards and untouched inputs are judged then.
-  if (opt.rerun && c.aliases.empty()) {  // the same call again, each whole output starting from other bytes
+  if (opt.rerun && !written_alias) {  // the same call again, each whole output starting from other bytes
     c.arena.restore(before);
     for (auto& b : bufs)
       if (b->role == Role::kOut && !is_aliased(*b)) {

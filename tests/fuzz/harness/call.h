@@ -49,6 +49,7 @@ class Call {
 
   struct Alias {
     std::string name, target;
+    bool written;  // the pointer's argument or the target's is written by the call
   };
   std::vector<Alias> aliases;  // pointers presented as another buffer's
 

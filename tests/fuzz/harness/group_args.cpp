@@ -101,11 +101,4 @@ void group_workspace_rules(Expect& e, const Call& c, const Workspace& w, bool ho
   }
 }
 
-bool group_has_huge_empty_member(const GroupDraw& g) {
-  for (size_t t = 0; t < g.first.size(); ++t)
-    if ((g.first[t] == 0 && g.last[t] > (int64_t{1} << 24)) || (g.last[t] == 0 && g.first[t] > (int64_t{1} << 24)))
-      return true;
-  return false;
-}
-
 }  // namespace lowp_fuzz

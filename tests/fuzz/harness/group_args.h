@@ -42,7 +42,4 @@ Workspace make_group_workspace(Call& c, Draw& d, int64_t n, const PtrDraw& how);
 // (lowp.h); for the FP8 ones lowp.h is silent (NULL is an open case).
 void group_workspace_rules(Expect& e, const Call& c, const Workspace& ws, bool host_needs_none);
 
-// An empty member whose other dim is above 2^24 (issue 39 #1: such members crashed or hung).
-bool group_has_huge_empty_member(const GroupDraw& g);
-
 }  // namespace lowp_fuzz

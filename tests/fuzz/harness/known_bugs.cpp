@@ -27,10 +27,18 @@ bool avoid_enum_ub() { return g_avoid_enum_ub.load(); }
 void set_avoid_enum_ub(bool avoid) { g_avoid_enum_ub = avoid; }
 
 const char* known_crash_alias(const std::vector<Call::Alias>& aliases) {
-  for (const Call::Alias& a : aliases)
-    for (const char* layout : {"first_dims", "last_dims", "offsets", "member_rows"})
-      if (a.name.find(layout) != std::string::npos || a.target.find(layout) != std::string::npos)
-        return "issue 39 aliasing: an output aliasing a group's layout array";
+  auto layout = [](const std::string& n) {
+    for (const char* l : {"first_dims", "last_dims", "offsets", "member_rows"})
+      if (n.find(l) != std::string::npos) return true;
+    return false;
+  };
+  // Buffers that a layout array and a written argument share (directly or both aliasing one).
+  for (const Call::Alias& a : aliases) {
+    bool has_layout = layout(a.name) || layout(a.target), has_written = a.written;
+    for (const Call::Alias& b : aliases)
+      if (b.target == a.target) has_layout |= layout(b.name), has_written |= b.written;
+    if (has_layout && has_written) return "issue 39 aliasing: an output aliasing a group's layout array";
+  }
   return nullptr;
 }
 
@@ -40,11 +48,19 @@ const char* known_crash_swizzle(int64_t rows, int64_t blocks) {
   return bytes > INT64_MAX ? "issue 39 #3: signed overflow in the swizzle's size check" : nullptr;
 }
 
-const char* known_crash_grouped(const GroupDraw& g, int64_t amax_stride) {
-  if (group_has_huge_empty_member(g)) return "issue 39 #1: an empty member with a huge other dim";
-  if (amax_stride > 0 && g.num_tensors > 1 &&
-      mul_sat(static_cast<uint64_t>(g.num_tensors - 1), static_cast<uint64_t>(amax_stride)) >=
-          static_cast<uint64_t>(kMaxElements))
+const char* known_crash_grouped(const lowp_grouped_tensor* g, int64_t amax_stride) {
+  if (g == nullptr || g->num_tensors < 1 || g->num_tensors > 64) return nullptr;
+  const int64_t n = g->num_tensors;
+  if (g->first_dims != nullptr && g->last_dims != nullptr)
+    for (int64_t t = 0; t < n; ++t) {
+      int64_t f, l;  // memcpy: the arrays may be misaligned (then the call is rejected first)
+      std::memcpy(&f, g->first_dims + t, 8);
+      std::memcpy(&l, g->last_dims + t, 8);
+      if ((f == 0 && l > (int64_t{1} << 24)) || (l == 0 && f > (int64_t{1} << 24)))
+        return "issue 39 #1: an empty member with a huge other dim";
+    }
+  if (amax_stride > 0 && n > 1 &&
+      mul_sat(static_cast<uint64_t>(n - 1), static_cast<uint64_t>(amax_stride)) >= static_cast<uint64_t>(kMaxElements))
     return "issue 39 #2: amax_stride without an upper bound";
   return nullptr;
 }

@@ -31,6 +31,7 @@ const char* known_crash_swizzle(int64_t rows, int64_t blocks);
 const char* known_crash_alias(const std::vector<Call::Alias>& aliases);
 
 // Grouped FP8 calls: an empty member with a huge other dim (#1), an amax stride past 2^56 (#2).
-const char* known_crash_grouped(const GroupDraw& g, int64_t amax_stride);
+// Reads the layout arrays the call gets (an input aliasing another holds other values).
+const char* known_crash_grouped(const lowp_grouped_tensor* g, int64_t amax_stride);
 
 }  // namespace lowp_fuzz
