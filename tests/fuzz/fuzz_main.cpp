@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
               eps.size(), o.device ? "device" : "host", o.only_call >= 0 ? ", one call" : "");
   std::fflush(stdout);
   std::map<std::string, Tally> per_entry;
-  std::map<std::string, uint64_t> open_notes, imprecise, known;
+  std::map<std::string, uint64_t> open_notes, open_accepted, imprecise, known;
   Tally all;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -149,7 +149,11 @@ int main(int argc, char** argv) {
     alarm(0);
     Tally& t = per_entry[id.entry->name];
     ++t.calls, ++all.calls;
-    for (const std::string& n : notes) ++open_notes[std::string(id.entry->name) + ": " + n];
+    for (const std::string& n : notes) {
+      const std::string key = std::string(id.entry->name) + ": " + n;
+      ++open_notes[key];
+      if (j.kind == Judgement::kPass && j.status == LOWP_SUCCESS) ++open_accepted[key];
+    }
     const char* bug = j.kind == Judgement::kFail ? known_bug(id.entry->name, j) : nullptr;
     if (j.kind == Judgement::kSkip && j.known != nullptr) {  // a known crash, not run
       ++t.known, ++all.known;
@@ -184,8 +188,10 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(t.skipped), static_cast<unsigned long long>(t.known),
                 static_cast<unsigned long long>(t.failed));
   if (!open_notes.empty()) {
-    std::printf("\nCases lowp.h leaves open (either outcome passed), calls that met each:\n");
-    for (const auto& [n, k] : open_notes) std::printf("  %6llu  %s\n", static_cast<unsigned long long>(k), n.c_str());
+    std::printf("\nCases lowp.h leaves open (either outcome passed): calls that met each, how many the library accepted:\n");
+    for (const auto& [n, k] : open_notes)
+      std::printf("  %6llu %6llu  %s\n", static_cast<unsigned long long>(k),
+                  static_cast<unsigned long long>(open_accepted[n]), n.c_str());
   }
   if (!imprecise.empty()) {
     std::printf("\nRejections whose message names the argument but not the field (--strict-messages fails them):\n");

@@ -35,7 +35,7 @@ struct CallId {
 CallId call_id(const std::vector<const EntryPoint*>& eps, uint64_t seed, uint64_t index);
 
 // Builds and judges one call; `max_bytes` caps each buffer (larger ones make the call a skip).
-// `open_notes` receives the notes of the open cases the call met.
+// `open_notes` receives the notes of the open cases of a call that breaks no rule.
 Judgement fuzz_one(const EntryPoint& ep, uint64_t draw_seed, Memory& memory, const CheckOptions& opt = {},
                    size_t max_bytes = size_t{8} << 20, std::vector<std::string>* open_notes = nullptr);
 
