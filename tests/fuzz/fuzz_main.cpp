@@ -71,18 +71,30 @@ bool parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--seed") o.seed = std::strtoull(next(), nullptr, 0), o.seed_given = true;
-    else if (a == "--calls") o.calls = std::strtoull(next(), nullptr, 0);
-    else if (a == "--seconds") o.seconds = std::atof(next());
-    else if (a == "--entry") o.entries.push_back(next());
-    else if (a == "--call") o.only_call = std::atoll(next());
-    else if (a == "--device") o.device = true;
-    else if (a == "--strict-messages") o.strict_messages = true;
-    else if (a == "--known-bugs-fatal") o.known_bugs_fatal = true;
-    else if (a == "--max-failures") o.max_failures = std::atoi(next());
-    else if (a == "--timeout") o.timeout = static_cast<unsigned>(std::atoi(next()));
-    else if (a == "--list") o.list = true;
-    else if (a == "--verbose") o.verbose = true;
+    if (a == "--seed")
+      o.seed = std::strtoull(next(), nullptr, 0), o.seed_given = true;
+    else if (a == "--calls")
+      o.calls = std::strtoull(next(), nullptr, 0);
+    else if (a == "--seconds")
+      o.seconds = std::atof(next());
+    else if (a == "--entry")
+      o.entries.push_back(next());
+    else if (a == "--call")
+      o.only_call = std::atoll(next());
+    else if (a == "--device")
+      o.device = true;
+    else if (a == "--strict-messages")
+      o.strict_messages = true;
+    else if (a == "--known-bugs-fatal")
+      o.known_bugs_fatal = true;
+    else if (a == "--max-failures")
+      o.max_failures = std::atoi(next());
+    else if (a == "--timeout")
+      o.timeout = static_cast<unsigned>(std::atoi(next()));
+    else if (a == "--list")
+      o.list = true;
+    else if (a == "--verbose")
+      o.verbose = true;
     else {
       std::fprintf(stderr, "lowp_fuzz: unknown argument '%s' (see the top of tests/fuzz/fuzz_main.cpp)\n", a.c_str());
       return false;
@@ -106,7 +118,8 @@ int main(int argc, char** argv) {
   }
   std::vector<const EntryPoint*> eps;
   for (const EntryPoint& e : entry_points())
-    if (o.entries.empty() || std::find(o.entries.begin(), o.entries.end(), e.name) != o.entries.end()) eps.push_back(&e);
+    if (o.entries.empty() || std::find(o.entries.begin(), o.entries.end(), e.name) != o.entries.end())
+      eps.push_back(&e);
   if (eps.empty()) {
     std::fprintf(stderr, "lowp_fuzz: no entry point matches --entry (try --list)\n");
     return 2;
@@ -136,7 +149,8 @@ int main(int argc, char** argv) {
   for (uint64_t i = first;; ++i) {
     if (o.only_call >= 0 ? i > first : (o.calls ? i >= o.calls : elapsed() >= o.seconds)) break;
     const CallId id = call_id(eps, o.seed, i);
-    std::snprintf(g_current, sizeof g_current, "lowp_fuzz: call %llu (%s); replay: lowp_fuzz --seed %llu --call %llu%s\n",
+    std::snprintf(g_current, sizeof g_current,
+                  "lowp_fuzz: call %llu (%s); replay: lowp_fuzz --seed %llu --call %llu%s\n",
                   static_cast<unsigned long long>(i), id.entry->name, static_cast<unsigned long long>(o.seed),
                   static_cast<unsigned long long>(i), o.device ? " --device" : "");
     if (o.verbose) report_current();
@@ -166,7 +180,8 @@ int main(int argc, char** argv) {
     } else if (j.kind == Judgement::kFail || (o.strict_messages && !j.imprecise.empty())) {
       ++t.failed, ++all.failed;
       std::printf("FAIL %s: %s\n  %s", id.entry->name,
-                  j.kind == Judgement::kFail ? j.detail.c_str() : ("message \"" + j.message + "\" does not name " + j.imprecise).c_str(),
+                  j.kind == Judgement::kFail ? j.detail.c_str()
+                                             : ("message \"" + j.message + "\" does not name " + j.imprecise).c_str(),
                   g_current);
       if (static_cast<int>(all.failed) >= o.max_failures) break;
     } else {
@@ -188,7 +203,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(t.skipped), static_cast<unsigned long long>(t.known),
                 static_cast<unsigned long long>(t.failed));
   if (!open_notes.empty()) {
-    std::printf("\nCases lowp.h leaves open (either outcome passed): calls that met each, how many the library accepted:\n");
+    std::printf(
+        "\nCases lowp.h leaves open (either outcome passed): calls that met each, how many the library accepted:\n");
     for (const auto& [n, k] : open_notes)
       std::printf("  %6llu %6llu  %s\n", static_cast<unsigned long long>(k),
                   static_cast<unsigned long long>(open_accepted[n]), n.c_str());
@@ -201,11 +217,12 @@ int main(int argc, char** argv) {
     std::printf("\nKnown failures tolerated until their fix lands (--known-bugs-fatal fails them):\n");
     for (const auto& [n, k] : known) std::printf("  %6llu  %s\n", static_cast<unsigned long long>(k), n.c_str());
   }
-  std::printf("\nlowp_fuzz: seed %llu: %llu calls in %.1f s: %llu accepted, %llu rejected, %llu skipped (too large), "
-              "%llu known, %llu FAILED\n",
-              static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(all.calls), secs,
-              static_cast<unsigned long long>(all.accepted), static_cast<unsigned long long>(all.rejected),
-              static_cast<unsigned long long>(all.skipped), static_cast<unsigned long long>(all.known),
-              static_cast<unsigned long long>(all.failed));
+  std::printf(
+      "\nlowp_fuzz: seed %llu: %llu calls in %.1f s: %llu accepted, %llu rejected, %llu skipped (too large), "
+      "%llu known, %llu FAILED\n",
+      static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(all.calls), secs,
+      static_cast<unsigned long long>(all.accepted), static_cast<unsigned long long>(all.rejected),
+      static_cast<unsigned long long>(all.skipped), static_cast<unsigned long long>(all.known),
+      static_cast<unsigned long long>(all.failed));
   return all.failed == 0 ? 0 : 1;
 }

@@ -35,7 +35,8 @@ void delayed_scaling_update(Draw& d, Call& c) {
   const int64_t n = d.bad() ? d.pick({0, -1, INT64_MIN, int64_t{1} << 40, int64_t{1} << 56, INT64_MAX}) : d.dim(1, 6);
   const int64_t len = d.bad() ? d.pick({0, -1, INT64_MIN, int64_t{1} << 40, INT64_MAX}) : d.dim(1, 16);
   const int dtype = d.enum_among({LOWP_DTYPE_E4M3, LOWP_DTYPE_E5M2}, 6);
-  const int margin = d.bad() ? static_cast<int>(d.pick({100, -100, INT_MAX, INT_MIN, 1000})) : static_cast<int>(d.rng.below(21)) - 10;
+  const int margin =
+      d.bad() ? static_cast<int>(d.pick({100, -100, INT_MAX, INT_MIN, 1000})) : static_cast<int>(d.rng.below(21)) - 10;
   const int algo = d.enum_value(2);
   const PtrDraw hp = d.ptr(), sp = d.ptr(), ip = d.ptr();
   const uint64_t nl = n > 0 && len > 0 ? mul_sat(static_cast<uint64_t>(n), static_cast<uint64_t>(len)) : 0;
@@ -43,7 +44,8 @@ void delayed_scaling_update(Draw& d, Call& c) {
   float* scale = static_cast<float*>(c.buffer("scale", bytes_of(n, 4), Role::kInOut, sp));
   float* scale_inv = static_cast<float*>(c.buffer("scale_inv", bytes_of(n, 4), Role::kInOut, ip));
   Expect& e = c.expect;
-  const bool n_ok = e.require(n >= 0, {"num_tensors"}) && e.open(n != 0, {"num_tensors"}, "num_tensors 0: lowp.h does not say");
+  const bool n_ok =
+      e.require(n >= 0, {"num_tensors"}) && e.open(n != 0, {"num_tensors"}, "num_tensors 0: lowp.h does not say");
   const bool len_ok =
       e.require(len >= 0, {"history_len"}) && e.open(len != 0, {"history_len"}, "history_len 0: lowp.h does not say");
   if (n_ok && len_ok) e.require(!too_many(n, len), {"num_tensors", "history_len", "amax_history"});

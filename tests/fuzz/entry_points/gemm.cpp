@@ -1,11 +1,12 @@
 // gemm.h: lowp_gemm_config_default, lowp_gemm and lowp_gemm_workspace_size, every recipe family,
 // both copies of each operand, the config's options.
+#include "lowp/gemm.h"
+
 #include <cstring>
 #include <memory>
 
 #include "harness/args.h"
 #include "harness/registry.h"
-#include "lowp/gemm.h"
 
 namespace lowp_fuzz {
 namespace {
@@ -69,8 +70,9 @@ void operand_rules(Expect& e, const std::string& name, const lowp_quantized_tens
   if (r == Recipe::kFp8PerTensor) float_rule(e, q.scale_inv, name + "->scale_inv");
   if (r == Recipe::kFp8PerToken) float_rule(e, p.scale_inv, part + "scale_inv");
   if (is_nvfp4(r)) {
-    e.require(as_int(q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
-              {name + "->scale_layout"});
+    e.require(
+        as_int(q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
+        {name + "->scale_layout"});
     e.require(p.scale_inv != nullptr, {part + "scale_inv"});
     float_rule(e, p.amax, part + "amax");
   }
@@ -97,8 +99,8 @@ void gemm_rules(Expect& e, const lowp_quantized_tensor* a, int a_copy, const low
     if (!given) return o;
     o.r = recipe_of(as_int(q.dtype), as_int(q.scaling));
     const bool r_ok = e.require(o.r != Recipe::kNone, {name + "->dtype", name + "->scaling"});
-    const bool shape = e.require(q.rows >= 1 && q.cols >= 1 && !too_many(q.rows, q.cols),
-                                 {name + "->rows", name + "->cols", name});
+    const bool shape =
+        e.require(q.rows >= 1 && q.cols >= 1 && !too_many(q.rows, q.cols), {name + "->rows", name + "->cols", name});
     if (!r_ok || !shape || !copy_ok) return o;
     o.rows = copy == LOWP_ROWWISE ? q.rows : q.cols;
     o.k = copy == LOWP_ROWWISE ? q.cols : q.rows;
@@ -128,13 +130,15 @@ void gemm_rules(Expect& e, const lowp_quantized_tensor* a, int a_copy, const low
     e.require(d->data != nullptr, {"d->data"});
     if (fp8 && device) e.require(aligned_to(d->data, 16), {"d->data"});
     if (as_int(d->dtype) == LOWP_DTYPE_BFLOAT16 || as_int(d->dtype) == LOWP_DTYPE_FLOAT32)
-      e.open(aligned_to(d->data, element_bytes(as_int(d->dtype))), {"d->data"}, "d->data not aligned to its element size");
+      e.open(aligned_to(d->data, element_bytes(as_int(d->dtype))), {"d->data"},
+             "d->data not aligned to its element size");
   }
   if (cfg != nullptr) struct_size_rules(e, "cfg", cfg->struct_size, kGemmConfigFirst, sizeof(lowp_gemm_config), true);
   lowp_gemm_config c = header_default_gemm_config();
   if (cfg != nullptr && cfg->struct_size >= sizeof(size_t))
     std::memcpy(&c, cfg, cfg->struct_size < sizeof c ? cfg->struct_size : sizeof c);
-  if (flag_rule(e, "cfg->accumulate", c.accumulate) && d_ok) e.require(as_int(d->dtype) == LOWP_DTYPE_FLOAT32, {"cfg->accumulate", "d->dtype"});
+  if (flag_rule(e, "cfg->accumulate", c.accumulate) && d_ok)
+    e.require(as_int(d->dtype) == LOWP_DTYPE_FLOAT32, {"cfg->accumulate", "d->dtype"});
   const bool bias_dtype_ok = as_int(c.bias_dtype) == LOWP_DTYPE_BFLOAT16 || as_int(c.bias_dtype) == LOWP_DTYPE_FLOAT32;
   if (c.bias != nullptr) {
     e.require(bias_dtype_ok, {"cfg->bias_dtype"});
@@ -144,7 +148,8 @@ void gemm_rules(Expect& e, const lowp_quantized_tensor* a, int a_copy, const low
   } else {
     e.open(bias_dtype_ok, {"cfg->bias_dtype"}, "bias_dtype without a bias: gemm.h does not say");
   }
-  if (flag_rule(e, "cfg->fast_accumulation", c.fast_accumulation) && nvfp4) e.require(false, {"cfg->fast_accumulation"});
+  if (flag_rule(e, "cfg->fast_accumulation", c.fast_accumulation) && nvfp4)
+    e.require(false, {"cfg->fast_accumulation"});
   const bool ar = flag_rule(e, "cfg->a_columnwise_rht", c.a_columnwise_rht);
   const bool br = flag_rule(e, "cfg->b_columnwise_rht", c.b_columnwise_rht);
   if (fp8) e.require(!ar && !br, {"cfg->a_columnwise_rht", "cfg->b_columnwise_rht"});
@@ -187,7 +192,8 @@ void gemm(Draw& d, Call& c) {
   gemm_rules(c.expect, x.a, ac, x.b, bc, x.d, x.cfg, device);
   void* ws = nullptr;
   size_t ws_bytes = 0;
-  if (device) {  // "workspace_bytes >= lowp_gemm_workspace_size(...); ... 256-byte aligned (NULL allowed when the size is 0)"
+  if (device) {  // "workspace_bytes >= lowp_gemm_workspace_size(...); ... 256-byte aligned (NULL allowed when the size
+                 // is 0)"
     size_t need = 0;
     const lowp_status size_status = lowp_gemm_workspace_size(x.a, static_cast<lowp_orientation>(ac), x.b,
                                                              static_cast<lowp_orientation>(bc), x.d, x.cfg, &need);
@@ -197,7 +203,8 @@ void gemm(Draw& d, Call& c) {
     ws_bytes = ws == nullptr ? 0 : need > 0 && d.bad(5) ? need - 1 : need;
     if (sized) {
       c.expect.require(ws_bytes >= need, {"workspace_bytes"});
-      if (need > 0 && c.expect.require(ws != nullptr, {"workspace"})) c.expect.require(aligned_to(ws, 256), {"workspace"});
+      if (need > 0 && c.expect.require(ws != nullptr, {"workspace"}))
+        c.expect.require(aligned_to(ws, 256), {"workspace"});
     }
   } else {  // "The CPU backend ignores the workspace."
     ws = c.buffer("workspace", 256, Role::kIn, g.workspace);
@@ -236,7 +243,7 @@ void gemm_workspace_size(Draw& d, Call& c) {
 void gemm_config_default(Draw& d, Call& c) {
   c.no_status = true;
   auto* cfg = static_cast<lowp_gemm_config*>(c.buffer("cfg", sizeof(lowp_gemm_config), Role::kOutPartial,
-                                                       d.percent(10) ? d.null() : d.normal(), &host_memory()));
+                                                      d.percent(10) ? d.null() : d.normal(), &host_memory()));
   c.invoke = [cfg] {
     lowp_gemm_config_default(cfg);
     return LOWP_SUCCESS;
@@ -244,9 +251,9 @@ void gemm_config_default(Draw& d, Call& c) {
   c.verify = [cfg]() -> std::string {
     if (cfg == nullptr) return "";
     const lowp_gemm_config w = header_default_gemm_config();
-    const bool ok = cfg->struct_size == w.struct_size && cfg->bias == nullptr && as_int(cfg->bias_dtype) == as_int(w.bias_dtype) &&
-                    cfg->accumulate == 0 && cfg->fast_accumulation == 0 && cfg->a_columnwise_rht == 0 &&
-                    cfg->b_columnwise_rht == 0;
+    const bool ok = cfg->struct_size == w.struct_size && cfg->bias == nullptr &&
+                    as_int(cfg->bias_dtype) == as_int(w.bias_dtype) && cfg->accumulate == 0 &&
+                    cfg->fast_accumulation == 0 && cfg->a_columnwise_rht == 0 && cfg->b_columnwise_rht == 0;
     return ok ? "" : "lowp_gemm_config_default: not gemm.h's defaults";
   };
 }

@@ -99,7 +99,8 @@ void grouped_quantize_call(Call& c, Draw& d, const GroupDraw& xd, const GroupedQ
     e.require(act_input != nullptr, {"act_input"});
     e.require(act >= 0 && act <= 2, {"act"});
     if (x != nullptr && is_high_precision(as_int(x->dtype)))
-      e.open(aligned_to(act_input, element_bytes(as_int(x->dtype))), {"act_input"}, "act_input not aligned to its element size");
+      e.open(aligned_to(act_input, element_bytes(as_int(x->dtype))), {"act_input"},
+             "act_input not aligned to its element size");
   }
   if (e.require(q != nullptr, {"q"})) {
     struct_size_rules(e, "q", q->struct_size, kGroupedQuantizedFirst, sizeof(lowp_grouped_quantized_tensor));
@@ -205,7 +206,8 @@ void layout_error(Draw& d, Call& c) {
   e.require(bad != nullptr, {"bad_member_plus_one"});
   e.open(aligned_to(ws, 8) && aligned_to(bad, 8), {"workspace", "bad_member_plus_one"},
          "lowp_grouped_layout_error: alignment not stated");
-  if (!c.data.device()) e.open(false, {"workspace"}, "lowp_grouped_layout_error on a host workspace: lowp.h does not say");
+  if (!c.data.device())
+    e.open(false, {"workspace"}, "lowp_grouped_layout_error on a host workspace: lowp.h does not say");
   if (bad != nullptr && !aligned_to(bad, 8)) c.known_crash = kMisalignedLayoutErrorOutput;
   c.invoke = [=] { return lowp_grouped_layout_error(ws, bad, nullptr); };
 }

@@ -71,8 +71,8 @@ void cuda_available(Draw&, Call& c) {
 template <typename T>
 T* init_target(Draw& d, Call& c, const char* name) {
   c.no_status = true;
-  return static_cast<T*>(c.buffer(name, sizeof(T), Role::kOutPartial, d.percent(10) ? d.null() : d.normal(),
-                                  &host_memory()));
+  return static_cast<T*>(
+      c.buffer(name, sizeof(T), Role::kOutPartial, d.percent(10) ? d.null() : d.normal(), &host_memory()));
 }
 
 template <typename T>

@@ -68,8 +68,7 @@ int64_t row_multiple(Expect& e, const lowp_quant_config& k, bool sixteen) {
 uint64_t scale_sum(const Members& m, int64_t k, bool columnwise) {
   uint64_t s = 0;
   for (const int64_t r : m.rows)
-    if (r > 0)
-      s = add_sat(s, columnwise ? nvfp4_scale_bytes(k, r / 16) : nvfp4_scale_bytes(r, k / 16));
+    if (r > 0) s = add_sat(s, columnwise ? nvfp4_scale_bytes(k, r / 16) : nvfp4_scale_bytes(r, k / 16));
   return s;
 }
 
@@ -98,8 +97,6 @@ void grouped_quantize(Draw& d, Call& c) {
   lowp_quantized_tensor* q = make_quantized(c, "q", qd, p);
   lowp_quant_config* cfg = make_config(c, kd);
   const Workspace w = make_group_workspace(c, d, n, wsp);
-  void* ws = w.ptr;
-  const size_t ws_bytes = w.bytes;
 
   Expect& e = c.expect;
   tensor_rules(e, "x", x, /*allow_empty_rows=*/true);
@@ -107,12 +104,14 @@ void grouped_quantize(Draw& d, Call& c) {
   if (e.require(q != nullptr, {"q"})) {
     struct_size_rules(e, "q", q->struct_size, kQuantizedFirst, sizeof(lowp_quantized_tensor));
     const lowp_quantized_tensor Q = as_read(q);
-    e.require(as_int(Q.dtype) == LOWP_DTYPE_E2M1 && as_int(Q.scaling) == LOWP_SCALING_NVFP4_PER_TOKEN, {"q->dtype", "q->scaling"});
+    e.require(as_int(Q.dtype) == LOWP_DTYPE_E2M1 && as_int(Q.scaling) == LOWP_SCALING_NVFP4_PER_TOKEN,
+              {"q->dtype", "q->scaling"});
     if (x != nullptr) e.require(Q.rows == x->rows && Q.cols == x->cols, {"q->rows", "q->cols", "q", "x"});
     const lowp_quantized_part* ps[2] = {&Q.rowwise, &Q.columnwise};
     e.open(ps[0]->data || ps[1]->data, {"q->rowwise.data", "q->columnwise.data"}, "no copy requested");
-    e.require(as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
-              {"q->scale_layout"});
+    e.require(
+        as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
+        {"q->scale_layout"});
     for (int i = 0; i < 2; ++i)
       if (ps[i]->data != nullptr) {
         e.require(ps[i]->scale_inv != nullptr, {i ? "q->columnwise.scale_inv" : "q->rowwise.scale_inv"});
@@ -126,10 +125,10 @@ void grouped_quantize(Draw& d, Call& c) {
   const lowp_quant_config kc = config_as_read(cfg);
   nvfp4_config_rules(e, Recipe::kNvfp4PerToken, kc, 0);
   const int64_t mult = row_multiple(e, kc, want_col);
-  member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult, want_col ? "the columnwise copy" : "cfg->group_row_multiple",
-               x != nullptr ? x->cols : k);
+  member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult,
+               want_col ? "the columnwise copy" : "cfg->group_row_multiple", x != nullptr ? x->cols : k);
   group_workspace_rules(e, c, w, true);
-  c.invoke = [=] { return lowp_nvfp4_grouped_quantize(x, n, rows, q, cfg, ws, ws_bytes, nullptr); };
+  c.invoke = [=] { return lowp_nvfp4_grouped_quantize(x, n, rows, q, cfg, w.ptr, w.bytes, nullptr); };
 }
 
 void grouped_amax(Draw& d, Call& c) {
@@ -145,25 +144,18 @@ void grouped_amax(Draw& d, Call& c) {
   float* col = static_cast<float*>(c.buffer("col_amax", mul_sat(bytes_of(n, 4), bytes_of(xd.cols, 1)), Role::kOut, cp));
   lowp_quant_config* cfg = make_config(c, kd);
   const Workspace w = make_group_workspace(c, d, n, wsp);
-  void* ws = w.ptr;
-  const size_t ws_bytes = w.bytes;
 
   Expect& e = c.expect;
   tensor_rules(e, "x", x, /*allow_empty_rows=*/true);
   config_rules(e, cfg);
-  e.require(row != nullptr || col != nullptr, {"row_amax", "col_amax"});
-  float_rule(e, row, "row_amax", false);
-  float_rule(e, col, "col_amax", false);
   const lowp_quant_config kc = config_as_read(cfg);
-  const bool rht = flag_rule(e, "cfg->rht", kc.rht);
-  if (rht) e.require(kc.rht_sign_mask <= 0xFFFFu, {"cfg->rht_sign_mask"});
-  const bool sixteen = rht && col != nullptr;
+  const bool sixteen = nvfp4_amax_rules(e, row, col, kc);
   if (x != nullptr && sixteen) e.require(x->rows % 16 == 0, {"x->rows", "member_rows"});
   const int64_t mult = row_multiple(e, kc, sixteen);
-  member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult, sixteen ? "col_amax with cfg->rht" : "cfg->group_row_multiple",
-               x != nullptr ? x->cols : k);
+  member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult,
+               sixteen ? "col_amax with cfg->rht" : "cfg->group_row_multiple", x != nullptr ? x->cols : k);
   group_workspace_rules(e, c, w, true);
-  c.invoke = [=] { return lowp_nvfp4_grouped_amax(x, n, rows, row, col, cfg, ws, ws_bytes, nullptr); };
+  c.invoke = [=] { return lowp_nvfp4_grouped_amax(x, n, rows, row, col, cfg, w.ptr, w.bytes, nullptr); };
 }
 
 void grouped_sizes(Draw& d, Call& c) {

@@ -16,7 +16,7 @@ void swizzle_scales(Draw& d, Call& c) {
   const PtrDraw cp = d.ptr();
   PtrDraw sp = d.ptr();
   const bool shifted = sp.mode == PtrMode::kAlias && d.percent(50);  // overlapping, not equal
-  c.aliasing_decided = true;  // lowp.h: "The two buffers must not overlap"
+  c.aliasing_decided = true;                                         // lowp.h: "The two buffers must not overlap"
   const uint64_t offset = shifted ? 1 + d.rng.below(static_cast<uint32_t>(bytes > 1 ? bytes - 1 : 1)) : 0;
   void* compact = c.buffer("compact", shifted ? mul_sat(bytes, 2) : bytes, shifted ? Role::kInOut : Role::kIn, cp);
   void* swizzled = shifted ? (compact ? static_cast<uint8_t*>(compact) + offset : nullptr)
@@ -65,14 +65,9 @@ void nvfp4_amax_per_token(Draw& d, Call& c) {
   Expect& e = c.expect;
   tensor_rules(e, "x", x);
   config_rules(e, cfg);
-  e.require(row != nullptr || col != nullptr, {"row_amax", "col_amax"});
-  float_rule(e, row, "row_amax", false);
-  float_rule(e, col, "col_amax", false);
   // "Reads cfg->rht and cfg->rht_sign_mask only (NULL cfg: the defaults, no RHT); other fields are ignored."
-  const lowp_quant_config k = config_as_read(cfg);
-  const bool rht = flag_rule(e, "cfg->rht", k.rht);
-  if (rht) e.require(k.rht_sign_mask <= 0xFFFFu, {"cfg->rht_sign_mask"});
-  if (rht && col != nullptr && x != nullptr) e.require(x->rows % 16 == 0, {"x->rows", "x", "col_amax"});
+  if (nvfp4_amax_rules(e, row, col, config_as_read(cfg)) && x != nullptr)
+    e.require(x->rows % 16 == 0, {"x->rows", "x", "col_amax"});
   c.invoke = [=] { return lowp_nvfp4_amax_per_token(x, row, col, cfg, nullptr); };
 }
 

@@ -1,8 +1,8 @@
 // lowp_quantize, lowp_quantize_dact, lowp_dequantize and lowp_quantized_sizes_query: every recipe
 // (FP8 per-tensor and per-token, NVFP4 per-tensor and per-token), modelled from lowp.h.
-#include <memory>
-
 #include "entry_points/quantize.h"
+
+#include <memory>
 
 #include "harness/registry.h"
 
@@ -44,7 +44,8 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
     e.require(act_input != nullptr, {"act_input"});
     e.require(act >= 0 && act <= 2, {"act"});
     if (x != nullptr && is_high_precision(x->dtype))
-      e.open(aligned_to(act_input, element_bytes(x->dtype)), {"act_input"}, "act_input not aligned to its element size");
+      e.open(aligned_to(act_input, element_bytes(x->dtype)), {"act_input"},
+             "act_input not aligned to its element size");
   }
   if (!e.require(q != nullptr, {"q"})) return;
   struct_size_rules(e, "q", q->struct_size, kQuantizedFirst, sizeof(lowp_quantized_tensor));
@@ -63,7 +64,8 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
   const lowp_quantized_part* parts[2] = {&Q.rowwise, &Q.columnwise};
   const int64_t rows = x != nullptr ? x->rows : Q.rows, cols = x != nullptr ? x->cols : Q.cols;
   switch (r) {
-    case Recipe::kNone: return;
+    case Recipe::kNone:
+      return;
     case Recipe::kFp8PerTensor:
       fp8_config_rules(e, k);
       float_rule(e, Q.scale, "q->scale");
@@ -83,8 +85,9 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
       nvfp4_config_rules(e, r, k, rows);
       e.require(cols % 16 == 0, {xn + "->cols", "q->cols", xn});
       if (want[1]) e.require(rows % 16 == 0, {xn + "->rows", "q->rows", xn});
-      e.require(as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
-                {"q->scale_layout"});
+      e.require(
+          as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
+          {"q->scale_layout"});
       for (int i = 0; i < 2; ++i)
         if (want[i]) {
           e.require(parts[i]->scale_inv != nullptr, {part_name(i, "scale_inv")});
@@ -137,8 +140,7 @@ void dequantize(Draw& d, Call& c) {
   const QDraw qd = draw_quantized(d, r, rows, cols, (col ? 2 : 1) | static_cast<int>(d.rng.below(4)));
   const TensorDraw od = draw_tensor(d, col ? cols : rows, col ? rows : cols);
 
-  lowp_quantized_tensor* q =
-      make_quantized(c, "q", qd, input_plan(recipe_of(qd.dtype, qd.scaling), qd.rows, qd.cols));
+  lowp_quantized_tensor* q = make_quantized(c, "q", qd, input_plan(recipe_of(qd.dtype, qd.scaling), qd.rows, qd.cols));
   lowp_tensor* out = make_tensor(c, d, "out", od, Role::kOut);
 
   Expect& e = c.expect;
@@ -163,8 +165,9 @@ void dequantize(Draw& d, Call& c) {
       if (is_nvfp4(qr)) {
         e.require(Q.cols % 16 == 0, {"q->cols", "q"});
         if (col) e.require(Q.rows % 16 == 0, {"q->rows", "q"});
-        e.require(as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
-                  {"q->scale_layout"});
+        e.require(
+            as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_COMPACT || as_int(Q.scale_layout) == LOWP_SCALE_LAYOUT_SWIZZLED,
+            {"q->scale_layout"});
         e.require(p.scale_inv != nullptr, {part_name(i, "scale_inv")});
         float_rule(e, p.amax, part_name(i, "amax"));
       }

@@ -110,7 +110,8 @@ Arena::Snapshot Arena::snapshot() {
 }
 
 void Arena::restore(const Snapshot& s) {
-  for (size_t i = 0; i < buffers_.size(); ++i) buffers_[i]->memory->from_host(buffers_[i]->alloc, s[i].data(), s[i].size());
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    buffers_[i]->memory->from_host(buffers_[i]->alloc, s[i].data(), s[i].size());
 }
 
 long long first_bad_guard(const Buffer& b, const std::vector<uint8_t>& bytes) {

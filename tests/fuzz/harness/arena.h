@@ -38,10 +38,10 @@ struct Buffer {
   std::string name;  // the argument, as lowp.h spells it: "q->rowwise.scale_inv"
   size_t bytes;      // what the header documents (0 allowed)
   Role role;
-  size_t misalign;   // the pointer is this many bytes past a 64-byte boundary
-  bool stub;         // documented size too large to allocate: a small stand-in (never accepted)
+  size_t misalign;  // the pointer is this many bytes past a 64-byte boundary
+  bool stub;        // documented size too large to allocate: a small stand-in (never accepted)
   Memory* memory;
-  uint8_t* alloc;    // [kGuard + misalign canary][bytes][kGuard canary]
+  uint8_t* alloc;  // [kGuard + misalign canary][bytes][kGuard canary]
   uint8_t* data() const { return alloc + kGuard + misalign; }
   size_t alloc_bytes() const { return kGuard + misalign + (stub ? kStubBytes : bytes) + kGuard; }
   size_t usable_bytes() const { return stub ? kStubBytes : bytes; }

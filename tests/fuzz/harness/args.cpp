@@ -13,8 +13,8 @@ int64_t clamp64(__int128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ?
 
 int64_t fault_dim(Draw& d, int64_t v) {
   const __int128 w = v;
-  return d.pick({0, -1, clamp64(w + 1), clamp64(w - 1), clamp64(w * 2), int64_t{1} << 40, INT64_MAX, INT64_MIN,
-                 clamp64(w + 16)});
+  return d.pick(
+      {0, -1, clamp64(w + 1), clamp64(w - 1), clamp64(w * 2), int64_t{1} << 40, INT64_MAX, INT64_MIN, clamp64(w + 16)});
 }
 
 Slot slot(uint64_t bytes) { return {bytes == 0 ? 16 : bytes, Role::kIn}; }
@@ -121,12 +121,13 @@ lowp_quantized_tensor* make_quantized(Call& c, const std::string& name, const QD
   for (int i = 0; i < 2; ++i) {
     const std::string p = name + (i == 0 ? "->rowwise." : "->columnwise.");
     parts[i]->data = c.buffer(p + "data", plan.data[i].bytes, plan.data[i].role, q.part[i].data);
-    parts[i]->scale_inv = c.buffer(p + "scale_inv", plan.scale_inv[i].bytes, plan.scale_inv[i].role, q.part[i].scale_inv);
+    parts[i]->scale_inv =
+        c.buffer(p + "scale_inv", plan.scale_inv[i].bytes, plan.scale_inv[i].role, q.part[i].scale_inv);
     parts[i]->amax = static_cast<float*>(c.buffer(p + "amax", plan.amax[i].bytes, plan.amax[i].role, q.part[i].amax));
   }
   v.scale = static_cast<float*>(c.buffer(name + "->scale", plan.scale.bytes, plan.scale.role, q.scale));
-  v.scale_inv =
-      static_cast<float*>(c.buffer(name + "->scale_inv", plan.tensor_scale_inv.bytes, plan.tensor_scale_inv.role, q.scale_inv));
+  v.scale_inv = static_cast<float*>(
+      c.buffer(name + "->scale_inv", plan.tensor_scale_inv.bytes, plan.tensor_scale_inv.role, q.scale_inv));
   v.amax = static_cast<float*>(c.buffer(name + "->amax", plan.tensor_amax.bytes, plan.tensor_amax.role, q.amax));
   return c.object(name, v, q.null, q.struct_size);
 }
@@ -144,7 +145,9 @@ ConfigDraw draw_config(Draw& d, Recipe r, bool grouped) {
     k.v.stochastic_rounding = d.flag(25);
     k.v.block_2d = r == Recipe::kNvfp4PerTensor ? d.flag(15) : (d.bad(4) ? 1 : 0);
     k.v.amax_estimation = r == Recipe::kNvfp4PerTensor ? d.flag(20) : (d.bad(4) ? 1 : 0);
-    k.v.amax_estimation_factor = d.percent(40) ? 2.0f : d.percent(50) ? 1.0f : 0.25f + 4.0f * static_cast<float>(d.rng.uniform());
+    k.v.amax_estimation_factor = d.percent(40)   ? 2.0f
+                                 : d.percent(50) ? 1.0f
+                                                 : 0.25f + 4.0f * static_cast<float>(d.rng.uniform());
     if (d.bad(5)) k.v.amax_estimation_factor = static_cast<float>(d.pick({0, -1, 1, 2})) * (d.percent(50) ? nan : inf);
     if (d.bad(5)) k.v.amax_estimation_factor = d.percent(50) ? 0.0f : -1.0f;
     k.v.amax_given = d.flag(15);
@@ -168,7 +171,8 @@ ConfigDraw draw_config(Draw& d, Recipe r, bool grouped) {
 
 lowp_quant_config* make_config(Call& c, const ConfigDraw& k) {
   lowp_quant_config v = k.v;
-  v.rng_state = static_cast<const uint64_t*>(c.buffer("cfg->rng_state", 16, Role::kIn, k.null ? PtrDraw{PtrMode::kNull, 0, 0} : k.rng_state));
+  v.rng_state = static_cast<const uint64_t*>(
+      c.buffer("cfg->rng_state", 16, Role::kIn, k.null ? PtrDraw{PtrMode::kNull, 0, 0} : k.rng_state));
   return c.object("cfg", v, k.null, k.v.struct_size);
 }
 
@@ -192,7 +196,8 @@ void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t
   else
     e.open(k.rht_sign_mask <= 0xFFFFu, {"cfg->rht_sign_mask"}, "a sign mask above 16 bits without rht");
   const bool sr = flag_rule(e, "cfg->stochastic_rounding", k.stochastic_rounding);
-  if (sr && e.require(k.rng_state != nullptr, {"cfg->rng_state"})) e.require(aligned_to(k.rng_state, 8), {"cfg->rng_state"});
+  if (sr && e.require(k.rng_state != nullptr, {"cfg->rng_state"}))
+    e.require(aligned_to(k.rng_state, 8), {"cfg->rng_state"});
   const bool b2d = flag_rule(e, "cfg->block_2d", k.block_2d);
   const bool est = flag_rule(e, "cfg->amax_estimation", k.amax_estimation);
   const bool given = flag_rule(e, "cfg->amax_given", k.amax_given);
@@ -210,6 +215,15 @@ void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t
     e.require(!b2d, {"cfg->block_2d"});
     e.require(!est, {"cfg->amax_estimation"});
   }
+}
+
+bool nvfp4_amax_rules(Expect& e, const float* row, const float* col, const lowp_quant_config& k) {
+  e.require(row != nullptr || col != nullptr, {"row_amax", "col_amax"});
+  float_rule(e, row, "row_amax", false);
+  float_rule(e, col, "col_amax", false);
+  const bool rht = flag_rule(e, "cfg->rht", k.rht);
+  if (rht) e.require(k.rht_sign_mask <= 0xFFFFu, {"cfg->rht_sign_mask"});
+  return rht && col != nullptr;
 }
 
 }  // namespace lowp_fuzz

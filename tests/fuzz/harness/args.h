@@ -67,4 +67,9 @@ lowp_quant_config* make_config(Call& c, const ConfigDraw& cfg);
 void fp8_config_rules(Expect& e, const lowp_quant_config& k);
 void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t rows);
 
+// The outputs and knobs of the per-token amax pass (lowp_nvfp4_amax_per_token, grouped too):
+// row_amax and col_amax, either NULL but not both, 4-byte aligned; cfg read for rht and
+// rht_sign_mask only. Returns whether col_amax is made with RHT (it then needs 16-row strips).
+bool nvfp4_amax_rules(Expect& e, const float* row, const float* col, const lowp_quant_config& k);
+
 }  // namespace lowp_fuzz

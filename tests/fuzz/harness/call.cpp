@@ -9,7 +9,8 @@ namespace {
 
 std::string list_rules(const std::vector<Rule>& rules) {
   std::string s;
-  for (const Rule& r : rules) s += (s.empty() ? "" : ", ") + r.names.front() + (r.note.empty() ? "" : " (" + r.note + ")");
+  for (const Rule& r : rules)
+    s += (s.empty() ? "" : ", ") + r.names.front() + (r.note.empty() ? "" : " (" + r.note + ")");
   return s;
 }
 
@@ -146,7 +147,8 @@ Judgement run_checked(Call& c, const CheckOptions& opt) {
                     lowp_status_name(ok.front()) + " for: " + list_rules(named));
     for (size_t i = 0; i < bufs.size(); ++i)
       if (before[i] != after[i]) return failed("rejected (\"" + j.message + "\") but wrote " + bufs[i]->name);
-    if (j.message.empty()) return failed(std::string("rejected with ") + lowp_status_name(st) + " and an empty message");
+    if (j.message.empty())
+      return failed(std::string("rejected with ") + lowp_status_name(st) + " and an empty message");
     std::string root_rule;
     const int names = message_names(j.message, named, &root_rule);
     if (names == 0) return failed("message \"" + j.message + "\" names none of: " + list_rules(named));

@@ -71,8 +71,8 @@ class Call {
 
 struct Judgement {
   enum Kind { kPass, kSkip, kFail } kind = kPass;
-  std::string detail;          // kFail: what went wrong; kSkip: why
-  std::string imprecise;       // passed, but the message names the argument's root only
+  std::string detail;     // kFail: what went wrong; kSkip: why
+  std::string imprecise;  // passed, but the message names the argument's root only
   lowp_status status = LOWP_SUCCESS;
   std::string message;
   const char* known = nullptr;  // the known bug this failure (or skipped crash) is

@@ -1,8 +1,8 @@
 #include "harness/draw.h"
 
-#include "harness/known_bugs.h"
-
 #include <climits>
+
+#include "harness/known_bugs.h"
 
 namespace lowp_fuzz {
 
@@ -23,8 +23,8 @@ int64_t Draw::pick(std::initializer_list<int64_t> values) {
 
 int64_t Draw::dim(int64_t multiple, int64_t max_units) {
   if (bad())
-    return pick({0, -1, -16, INT64_MIN, int64_t{1} << 31, int64_t{1} << 40, (int64_t{1} << 56) + 16,
-                 int64_t{1} << 62, INT64_MAX, 17, 1, 8});
+    return pick({0, -1, -16, INT64_MIN, int64_t{1} << 31, int64_t{1} << 40, (int64_t{1} << 56) + 16, int64_t{1} << 62,
+                 INT64_MAX, 17, 1, 8});
   if (percent(8)) return 1 + rng.below(300);
   if (percent(5)) return multiple * (max_units + 1 + rng.below(24));  // beyond one 128-row tile
   return multiple * (1 + rng.below(static_cast<uint32_t>(max_units)));
@@ -61,17 +61,20 @@ int Draw::flag(int on_percent) {
 
 size_t Draw::struct_size(size_t full, size_t first) {
   if (!bad(8)) return full;
-  return static_cast<size_t>(pick({0, 1, 8, static_cast<int64_t>(first) - 1, static_cast<int64_t>(first),
-                                   static_cast<int64_t>(full) - 1, static_cast<int64_t>(full) + 8,
-                                   static_cast<int64_t>(full) * 4, INT64_MAX}));
+  return static_cast<size_t>(
+      pick({0, 1, 8, static_cast<int64_t>(first) - 1, static_cast<int64_t>(first), static_cast<int64_t>(full) - 1,
+            static_cast<int64_t>(full) + 8, static_cast<int64_t>(full) * 4, INT64_MAX}));
 }
 
 PtrDraw Draw::ptr() {
   if (!bad(8)) return {};
   switch (rng.below(3)) {
-    case 0: return {PtrMode::kNull, 0, 0};
-    case 1: return {PtrMode::kMisaligned, static_cast<size_t>(pick({1, 2, 3, 4, 6, 8, 12})), 0};
-    default: return {PtrMode::kAlias, 0, static_cast<uint32_t>(rng.next())};
+    case 0:
+      return {PtrMode::kNull, 0, 0};
+    case 1:
+      return {PtrMode::kMisaligned, static_cast<size_t>(pick({1, 2, 3, 4, 6, 8, 12})), 0};
+    default:
+      return {PtrMode::kAlias, 0, static_cast<uint32_t>(rng.next())};
   }
 }
 

@@ -38,7 +38,7 @@ class Draw {
   // An enum with `n` values (0..n-1), faults are out-of-range ints.
   int enum_value(int n);
   int enum_among(std::initializer_list<int> preferred, int n);  // mostly one of `preferred`
-  int flag(int on_percent = 30);  // 0/1; faults: 2, -1, INT_MIN
+  int flag(int on_percent = 30);                                // 0/1; faults: 2, -1, INT_MIN
   // struct_size of a growable struct: sizeof; faults: 0, 1, below the first release, padding, above.
   size_t struct_size(size_t full, size_t first);
   // A required pointer: faults NULL, misaligned, aliased. optional(): NULL with 1 - present.

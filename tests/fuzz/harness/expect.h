@@ -16,7 +16,7 @@ enum class Outcome { kAccept, kReject, kEither };
 struct Rule {
   std::vector<std::string> names;  // argument paths a message may name, e.g. "q->rowwise.amax"
   std::vector<lowp_status> statuses;
-  std::string note;                // open cases: what the header does not say
+  std::string note;  // open cases: what the header does not say
 };
 
 class Expect {

@@ -14,7 +14,10 @@ GroupDraw draw_group(Draw& d, int max_members) {
     int64_t f = 1 + d.rng.below(12), l = 1 + d.rng.below(12);
     if (d.percent(20)) {  // an empty member, its other dim anything (lowp.h allows empty members)
       const int64_t other = d.percent(30) ? d.pick({int64_t{1} << 20, int64_t{1} << 40, int64_t{1} << 62}) : f;
-      if (d.percent(50)) f = 0, l = other; else f = other, l = 0;
+      if (d.percent(50))
+        f = 0, l = other;
+      else
+        f = other, l = 0;
     }
     if (d.bad(5)) (d.percent(50) ? f : l) = d.pick({-1, INT64_MIN, int64_t{1} << 40});
     int64_t o = at + (d.percent(25) ? d.rng.below(4) : 0);
@@ -36,7 +39,9 @@ GroupDraw draw_group(Draw& d, int max_members) {
   return g;
 }
 
-uint64_t group_data_bytes(const GroupDraw& g, uint64_t element_bytes) { return bytes_of(g.total_elements, element_bytes); }
+uint64_t group_data_bytes(const GroupDraw& g, uint64_t element_bytes) {
+  return bytes_of(g.total_elements, element_bytes);
+}
 
 lowp_grouped_tensor* make_group(Call& c, Draw& d, const std::string& name, const GroupDraw& g, Role role,
                                 Memory* arrays) {
@@ -48,9 +53,12 @@ lowp_grouped_tensor* make_group(Call& c, Draw& d, const std::string& name, const
   v.num_tensors = g.num_tensors;
   v.total_elements = g.total_elements;
   const uint64_t n = 8 * g.first.size();
-  v.first_dims = static_cast<const int64_t*>(c.buffer_with(name + "->first_dims", g.first.data(), n, Role::kIn, g.first_p, &am));
-  v.last_dims = static_cast<const int64_t*>(c.buffer_with(name + "->last_dims", g.last.data(), n, Role::kIn, g.last_p, &am));
-  v.offsets = static_cast<const int64_t*>(c.buffer_with(name + "->offsets", g.offsets.data(), n, Role::kIn, g.offsets_p, &am));
+  v.first_dims =
+      static_cast<const int64_t*>(c.buffer_with(name + "->first_dims", g.first.data(), n, Role::kIn, g.first_p, &am));
+  v.last_dims =
+      static_cast<const int64_t*>(c.buffer_with(name + "->last_dims", g.last.data(), n, Role::kIn, g.last_p, &am));
+  v.offsets =
+      static_cast<const int64_t*>(c.buffer_with(name + "->offsets", g.offsets.data(), n, Role::kIn, g.offsets_p, &am));
   return c.object(name, v, g.null);
 }
 
@@ -58,14 +66,18 @@ void group_rules(Expect& e, const std::string& name, const lowp_grouped_tensor* 
   if (!e.require(g != nullptr, {name})) return;
   e.require(is_high_precision(as_int(g->dtype)), {name + "->dtype", name});
   const bool n_ok = e.require(g->num_tensors >= 1, {name + "->num_tensors"});
-  const bool total_ok = e.require(g->total_elements >= 0 && g->total_elements <= kMaxElements, {name + "->total_elements"});
+  const bool total_ok =
+      e.require(g->total_elements >= 0 && g->total_elements <= kMaxElements, {name + "->total_elements"});
   e.require(g->data != nullptr, {name + "->data"});
   if (is_high_precision(as_int(g->dtype)))
-    e.open(aligned_to(g->data, element_bytes(as_int(g->dtype))), {name + "->data"}, "group data not aligned to its element size");
+    e.open(aligned_to(g->data, element_bytes(as_int(g->dtype))), {name + "->data"},
+           "group data not aligned to its element size");
   bool arrays_ok = true;
-  for (const auto& [p, field] : {std::pair{g->first_dims, "->first_dims"}, {g->last_dims, "->last_dims"}, {g->offsets, "->offsets"}}) {
+  for (const auto& [p, field] :
+       {std::pair{g->first_dims, "->first_dims"}, {g->last_dims, "->last_dims"}, {g->offsets, "->offsets"}}) {
     const std::string a = name + field;
-    arrays_ok &= e.require(p != nullptr, {a, std::string(field + 2)}) && e.require(aligned_to(p, 8), {a, std::string(field + 2)});
+    arrays_ok &= e.require(p != nullptr, {a, std::string(field + 2)}) &&
+                 e.require(aligned_to(p, 8), {a, std::string(field + 2)});
   }
   if (!n_ok || !total_ok || !arrays_ok) return;
   // Members in order without overlap, inside the buffer (lowp.h: lowp_grouped_tensor), computed

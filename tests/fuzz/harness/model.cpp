@@ -19,9 +19,7 @@ bool too_many(int64_t rows, int64_t cols) {
 
 int64_t roundup(int64_t v, int64_t m) { return v <= 0 ? 0 : (v > INT64_MAX - m ? INT64_MAX : (v + m - 1) / m * m); }
 
-bool is_high_precision(int d) {
-  return d == LOWP_DTYPE_FLOAT32 || d == LOWP_DTYPE_FLOAT16 || d == LOWP_DTYPE_BFLOAT16;
-}
+bool is_high_precision(int d) { return d == LOWP_DTYPE_FLOAT32 || d == LOWP_DTYPE_FLOAT16 || d == LOWP_DTYPE_BFLOAT16; }
 bool is_fp8(int d) { return d == LOWP_DTYPE_E4M3 || d == LOWP_DTYPE_E5M2; }
 uint64_t element_bytes(int d) { return d == LOWP_DTYPE_FLOAT32 ? 4 : is_high_precision(d) ? 2 : 1; }
 
@@ -70,7 +68,8 @@ QSizes quantized_sizes(Recipe r, int64_t rows, int64_t cols) {
       }
       break;
     }
-    case Recipe::kNone: break;
+    case Recipe::kNone:
+      break;
   }
   s.known = true;
   return s;
@@ -82,8 +81,12 @@ PartSizes part_sizes(Recipe r, int64_t rows, int64_t cols, int o) {
   const int64_t orows = o == 0 ? rows : cols, k = o == 0 ? cols : rows;
   const uint64_t n = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
   switch (r) {
-    case Recipe::kFp8PerTensor: p.data = n; break;
-    case Recipe::kFp8PerToken: p.data = n, p.scale_inv = p.amax = 4 * static_cast<uint64_t>(orows); break;
+    case Recipe::kFp8PerTensor:
+      p.data = n;
+      break;
+    case Recipe::kFp8PerToken:
+      p.data = n, p.scale_inv = p.amax = 4 * static_cast<uint64_t>(orows);
+      break;
     case Recipe::kNvfp4PerTensor:
     case Recipe::kNvfp4PerToken:
       if (k % 16 != 0) break;
@@ -91,7 +94,8 @@ PartSizes part_sizes(Recipe r, int64_t rows, int64_t cols, int o) {
       p.scale_inv = nvfp4_scale_bytes(orows, k / 16);
       p.amax = r == Recipe::kNvfp4PerToken ? 4 * static_cast<uint64_t>(orows) : 4;
       break;
-    case Recipe::kNone: break;
+    case Recipe::kNone:
+      break;
   }
   return p;
 }
@@ -116,7 +120,8 @@ void struct_size_rules(Expect& e, const std::string& name, size_t ss, size_t fir
   if (below_first_open)
     e.open(ss >= full, {field}, "gemm.h: struct_size 'not 0 and at most sizeof'; lowp.h: not below the first release");
   else if (e.require(ss >= first, {field}))
-    e.open(ss >= full, {field}, "struct_size in the tail padding: is the first release its sizeof or its last member's end?");
+    e.open(ss >= full, {field},
+           "struct_size in the tail padding: is the first release its sizeof or its last member's end?");
 }
 
 void float_rule(Expect& e, const void* p, const std::string& name, bool required) {

@@ -30,9 +30,7 @@ void set_int(E& e, int v) {
   std::memcpy(&e, &v, sizeof v);
 }
 
-inline bool aligned_to(const void* p, uint64_t alignment) {
-  return reinterpret_cast<uintptr_t>(p) % alignment == 0;
-}
+inline bool aligned_to(const void* p, uint64_t alignment) { return reinterpret_cast<uintptr_t>(p) % alignment == 0; }
 uint64_t mul_sat(uint64_t a, uint64_t b);
 uint64_t add_sat(uint64_t a, uint64_t b);
 // count * each bytes; 0 for a negative count.

@@ -32,8 +32,8 @@ CallId call_id(const std::vector<const EntryPoint*>& eps, uint64_t seed, uint64_
   return {eps[index % eps.size()], draw_seed};
 }
 
-Judgement fuzz_one(const EntryPoint& ep, uint64_t draw_seed, Memory& memory, const CheckOptions& opt,
-                   size_t max_bytes, std::vector<std::string>* open_notes) {
+Judgement fuzz_one(const EntryPoint& ep, uint64_t draw_seed, Memory& memory, const CheckOptions& opt, size_t max_bytes,
+                   std::vector<std::string>* open_notes) {
   Draw d(draw_seed);
   Call c(memory, max_bytes);
   c.seed_fills(d.seed());
