@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The adversarial suite of docs/testing.md, CPU only, each sanitizer in a build folder of its own:
+#   asan  the CPU test suite (ctest -L cpu, the bounded fuzz run and the regression corpus among
+#         it) built with AddressSanitizer + UBSan, every report fatal        build-asan/
+#   tsan  the thread test (concurrent calls, per-thread messages) under ThreadSanitizer
+#                                                                            build-tsan/
+# CI's second step (.ci/run). From scratch on a busy 2-core machine: asan about 10 minutes to
+# build and 4 to test, tsan about 4 to build (docs/testing.md has the measured times).
+# usage: scripts/run-sanitizers.sh [asan] [tsan]      (default: both)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/cuda/bin:$PATH"
+steps=("$@")
+((${#steps[@]})) || steps=(asan tsan)
+jobs="$(nproc)"
+# Tests UBSan fails until issue 39 #4 is fixed (out-of-range enum values loaded as enums in the
+# library's validation): run apart, reported, not fatal. Empty this when the fix is merged.
+known_failures='^(cpu_api_errors_test|cpu_grouped_api_errors_test|cpu_nvfp4_api_errors_test|cpu_nvfp4_per_token_api_errors_test|cpu_gemm_api_errors_test)$'
+
+configure() {  # configure FOLDER SANITIZERS
+  cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOWP_CUDA=OFF -DLOWP_SANITIZE="$2" \
+    -DLOWP_BUILD_CLI=ON -DLOWP_BUILD_TESTS=ON -DLOWP_BUILD_BENCH=OFF >/dev/null
+}
+
+for step in "${steps[@]}"; do
+  start=$SECONDS
+  case "$step" in
+    asan)
+      echo "sanitizers: AddressSanitizer + UBSan build of the CPU tests in build-asan/"
+      configure build-asan address,undefined
+      cmake --build build-asan -j"$jobs"
+      echo "sanitizers: build-asan built after $((SECONDS - start)) s"
+      export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+      ctest --test-dir build-asan -L cpu ${known_failures:+-E "$known_failures"} --output-on-failure \
+        --no-tests=error -j"$jobs"
+      if [[ -n "$known_failures" ]]; then
+        ctest --test-dir build-asan -R "$known_failures" -j"$jobs" ||
+          echo "sanitizers: the failures just above are issue 39 #4 (known, not fatal until its fix is merged)"
+      fi
+      ;;
+    tsan)
+      echo "sanitizers: ThreadSanitizer build of the thread test in build-tsan/"
+      configure build-tsan thread
+      cmake --build build-tsan -j"$jobs" --target fuzz_threads_test
+      echo "sanitizers: build-tsan built after $((SECONDS - start)) s"
+      TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/fuzz/fuzz_threads_test
+      ;;
+    *) echo "usage: scripts/run-sanitizers.sh [asan] [tsan]" >&2; exit 2 ;;
+  esac
+  echo "sanitizers: $step done in $((SECONDS - start)) s"
+done

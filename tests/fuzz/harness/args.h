@@ -1,0 +1,75 @@
+// Draws and builders of the argument structs several entry points share: dense tensors, quantized
+// tensors, quant configs. A draw holds plain values (regression tests write them by hand); a
+// builder puts the struct and its buffers into the call's arena, sized as lowp.h documents.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "harness/call.h"
+#include "harness/draw.h"
+#include "harness/model.h"
+
+namespace lowp_fuzz {
+
+struct TensorDraw {
+  bool null = false;  // the lowp_tensor* itself
+  int dtype = LOWP_DTYPE_FLOAT32;
+  int64_t rows = 1, cols = 1;
+  PtrDraw data;
+};
+// A high-precision tensor of about rows x cols (faults: dtype, shape, data pointer, NULL).
+TensorDraw draw_tensor(Draw& d, int64_t rows, int64_t cols);
+// Elements of a tensor as its buffer holds them (0 for invalid shapes; saturating).
+uint64_t tensor_bytes(int dtype, int64_t rows, int64_t cols);
+// The struct in host memory; data: rows * cols elements (In: values from fuzz_values.h's fills).
+lowp_tensor* make_tensor(Call& c, Draw& d, const std::string& name, const TensorDraw& t, Role role);
+
+struct PartDraw {
+  PtrDraw data, scale_inv, amax;
+};
+struct QDraw {
+  bool null = false;
+  size_t struct_size = sizeof(lowp_quantized_tensor);
+  int dtype = LOWP_DTYPE_E4M3, scaling = LOWP_SCALING_CURRENT, scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
+  int64_t rows = 1, cols = 1;
+  PartDraw part[2];  // 0 rowwise, 1 columnwise
+  PtrDraw scale, scale_inv, amax;
+};
+// A quantized tensor of rows x cols, of a recipe like `like` (faults: another dtype or scaling,
+// layout, struct_size, pointers). `parts`: bit 0 rowwise, bit 1 columnwise data present.
+QDraw draw_quantized(Draw& d, Recipe like, int64_t rows, int64_t cols, int parts);
+Recipe draw_recipe(Draw& d);
+
+// Bytes and role of each buffer of a quantized tensor.
+struct Slot {
+  uint64_t bytes = 16;
+  Role role = Role::kIn;
+};
+struct QPlan {
+  Slot data[2], scale_inv[2], amax[2], scale, tensor_scale_inv, tensor_amax;
+};
+// Every buffer read-only, sized for `r` (its documented sizes, 16 bytes where unknown).
+QPlan input_plan(Recipe r, int64_t rows, int64_t cols);
+lowp_quantized_tensor* make_quantized(Call& c, const std::string& name, const QDraw& q, const QPlan& plan);
+
+struct ConfigDraw {
+  bool null = false;
+  lowp_quant_config v{};  // struct_size is the caller's
+  PtrDraw rng_state;
+};
+// Knobs for recipe `r` (FP8 or NVFP4), with faults on both families' knobs. grouped: the
+// group_row_multiple promise is drawn too.
+ConfigDraw draw_config(Draw& d, Recipe r, bool grouped = false);
+lowp_quant_config* make_config(Call& c, const ConfigDraw& cfg);
+
+// lowp.h's rules of the knobs of an FP8 recipe, of NVFP4 per-tensor or of NVFP4 per-token (the
+// config as read, `cfg` the caller's pointer for the rng_state).
+void fp8_config_rules(Expect& e, const lowp_quant_config& k);
+void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t rows);
+
+// The outputs and knobs of the per-token amax pass (lowp_nvfp4_amax_per_token, grouped too):
+// row_amax and col_amax, either NULL but not both, 4-byte aligned; cfg read for rht and
+// rht_sign_mask only. Returns whether col_amax is made with RHT (it then needs 16-row strips).
+bool nvfp4_amax_rules(Expect& e, const float* row, const float* col, const lowp_quant_config& k);
+
+}  // namespace lowp_fuzz

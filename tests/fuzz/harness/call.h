@@ -1,0 +1,98 @@
+// One fuzzed call: its arena (every byte it can see), the model's expectation, and the call
+// itself. Entry points build a Call (harness/registry.h); run_checked() makes it and judges it.
+#pragma once
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/arena.h"
+#include "harness/draw.h"
+#include "harness/expect.h"
+#include "lowp/lowp.h"
+
+namespace lowp_fuzz {
+
+class Call {
+ public:
+  explicit Call(Memory& data_memory, size_t max_bytes = size_t{8} << 20) : arena(max_bytes), data(data_memory) {}
+
+  Arena arena;
+  Expect expect;
+  Memory& data;  // where data buffers live (host: CPU backend; device: CUDA backend)
+  std::function<lowp_status()> invoke;
+  // Checks of the values an accepted call wrote, where the header gives them exactly ("" = fine).
+  std::function<std::string()> verify;
+  // Functions without a status (initialisers, lowp_version): the thread's message is not theirs.
+  bool no_status = false;
+  // Arguments that hit a crash-class bug of issue 39 not fixed yet (harness/known_bugs.h): the
+  // bounded run skips them unless CheckOptions::run_known_crashes.
+  const char* known_crash = nullptr;
+  // Set by entry points whose header rule decides aliasing itself (else aliasing is an open case).
+  bool aliasing_decided = false;
+
+  // A data buffer of `bytes` for argument `name`, presented as `how` says: its pointer, NULL,
+  // misaligned, or (kAlias) an earlier buffer's pointer when one is large enough. Content: random.
+  void* buffer(const std::string& name, size_t bytes, Role role, const PtrDraw& how, Memory* memory = nullptr);
+  // The same, filled with `content` (`bytes` of it).
+  void* buffer_with(const std::string& name, const void* content, size_t bytes, Role role, const PtrDraw& how,
+                    Memory* memory = nullptr);
+
+  // An argument struct in host memory, exactly `bytes` long (a growable struct's struct_size; at
+  // least the 8 bytes of struct_size itself): the first bytes of `value`, random bytes past it.
+  // NULL when `null`.
+  template <typename T>
+  T* object(const std::string& name, const T& value, bool null = false, size_t bytes = sizeof(T)) {
+    if (null) return nullptr;
+    return static_cast<T*>(object_bytes(name, &value, sizeof(T), bytes));
+  }
+
+  struct Alias {
+    std::string name, target;
+    bool written;  // the pointer's argument or the target's is written by the call
+  };
+  std::vector<Alias> aliases;  // pointers presented as another buffer's
+
+  void seed_fills(uint64_t seed) { fill_seed_ = seed; }
+  // n bytes at p (a data buffer, host or device), for verify().
+  std::vector<uint8_t> read(const void* p, size_t n) {
+    std::vector<uint8_t> v(n);
+    data.to_host(v.data(), static_cast<const uint8_t*>(p), n);
+    return v;
+  }
+  // Open cases for aliasing (unless decided), once the entry point has built everything.
+  void finish();
+
+ private:
+  void* object_bytes(const std::string& name, const void* value, size_t size, size_t bytes);
+  std::vector<Buffer*> data_buffers_;  // alias candidates
+  uint64_t fill_seed_ = 0;
+};
+
+struct Judgement {
+  enum Kind { kPass, kSkip, kFail } kind = kPass;
+  std::string detail;     // kFail: what went wrong; kSkip: why
+  std::string imprecise;  // passed, but the message names the argument's root only
+  lowp_status status = LOWP_SUCCESS;
+  std::string message;
+  const char* known = nullptr;  // the known bug this failure (or skipped crash) is
+};
+
+// Every buffer (name, bytes, role, pointer) and what the model expects, for a replayed call.
+std::string describe(Call& c);
+
+struct CheckOptions {
+  bool rerun = true;  // accepted calls: run again (outputs refilled) and compare
+  bool run_known_crashes = false;
+  bool describe = false;  // print describe(c) before the call
+  // Skip calls with an output aliasing another argument: their CPU threads race on the shared
+  // bytes (issue 39 aliasing), which ThreadSanitizer reports. The thread test sets it.
+  bool skip_written_aliases = false;
+};
+
+// Makes the call as the expectation allows and checks it: on a rejection nothing changed, the
+// status is one the broken rules allow and the message names an argument; on success no guard
+// byte changed, inputs are intact, "" is the message and a second run gives the same bytes.
+Judgement run_checked(Call& c, const CheckOptions& opt = {});
+
+}  // namespace lowp_fuzz
