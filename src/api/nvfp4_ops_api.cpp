@@ -1,5 +1,5 @@
-// C entry points of the NVFP4 helper ops: the per-token K1 alone, the standalone scale swizzle and
-// the stochastic-rounding state advance.
+// C entry points of the NVFP4 helper ops: the per-row recipes' K1 alone (per-token, row-scaled), the
+// standalone scale swizzle and the stochastic-rounding state advance.
 #include "core/backends.h"
 #include "core/error.h"
 #include "core/growable.h"
@@ -13,11 +13,16 @@ extern "C" {
 
 lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
                                       const lowp_quant_config* cfg, void* stream) {
+  return lowp_nvfp4_amax_per_row(x, LOWP_SCALING_NVFP4_PER_TOKEN, row_amax, col_amax, cfg, stream);
+}
+
+lowp_status lowp_nvfp4_amax_per_row(const lowp_tensor* x, lowp_scaling scaling, float* row_amax, float* col_amax,
+                                    const lowp_quant_config* cfg, void* stream) {
   LOWP_TRY(check_tensor(x, "x"));
   lowp_quant_config c;
   LOWP_TRY(read_config(cfg, &c));
   Nvfp4PerTokenAmaxArgs a;
-  LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a));
+  LOWP_TRY(check_nvfp4_amax_call(*x, scaling, row_amax, col_amax, c, &a));
   MemorySpace space;
   LOWP_TRY(check_same_space({{x->data, "x->data"}, {row_amax, "row_amax"}, {col_amax, "col_amax"}}, &space));
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_per_token_amax(a, stream) : cpu::nvfp4_per_token_amax(a));

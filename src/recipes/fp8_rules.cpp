@@ -11,10 +11,10 @@ bool is_fp8(lowp_dtype t) { return t == LOWP_DTYPE_E4M3 || t == LOWP_DTYPE_E5M2;
 lowp_status check_fp8_config(const lowp_quant_config& c) {
   if (!(c.amax_epsilon >= 0.0f))
     return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->amax_epsilon must be >= 0 (got %g)", static_cast<double>(c.amax_epsilon));
-  if (c.rht || c.stochastic_rounding || c.block_2d || c.amax_estimation || c.amax_given)
+  if (c.rht || c.stochastic_rounding || c.block_2d || c.amax_estimation || c.amax_given || c.four_over_six)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg: rht, stochastic_rounding, block_2d, amax_estimation and amax_given apply to NVFP4 "
-                "recipes only; set them to 0 for FP8");
+                "cfg: rht, stochastic_rounding, block_2d, amax_estimation, amax_given and four_over_six apply to "
+                "NVFP4 recipes only; set them to 0 for FP8");
   return LOWP_SUCCESS;
 }
 

@@ -1,5 +1,5 @@
 // CUDA NVFP4 scale-layout and dequantize kernels: the standalone compact -> swizzled scale copy
-// (SPEC §6) and the dequantize of one orientation (SPEC §3).
+// (SPEC §6) and the dequantize of one orientation of any NVFP4 recipe (numerics §3, §5, §5b).
 #include <algorithm>
 
 #include "cuda/common/common.cuh"
@@ -38,21 +38,22 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// One thread per 16-element block of the orientation. Per-token: one amax per row, floored as
-// the encoder did (num::nvfp4_dequantize_per_token).
-template <bool kPerToken>
+// One thread per 16-element block of the orientation, with its row's amax (nvfp4_dequantize_amax).
 __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArgs a) {
   const int64_t blocks = a.cols / 16, n = a.rows * blocks;
   const int64_t padded_cols = num::scale_cols_padded(blocks);
   const bool swizzled = a.scale_layout == LOWP_SCALE_LAYOUT_SWIZZLED;
+  const float inv_outer = num::nvfp4_outer_reciprocal(a.outer_max);
   for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
     const int64_t r = idx / blocks, jb = idx % blocks;
     const uint8_t s = a.scales[num::scale_offset(r, jb, padded_cols, swizzled)];
-    const float amax = kPerToken ? num::nvfp4_per_token_amax(a.amax[r]) : *a.amax;
+    const float amax = nvfp4_dequantize_amax(a, r);
     for (int t = 0; t < 16; t += 2) {
       const uint8_t byte = a.codes[r * (a.cols / 2) + jb * 8 + t / 2];
-      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t, num::canonical_nan(num::nvfp4_dequantize(byte & 0xF, s, amax)));
-      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t + 1, num::canonical_nan(num::nvfp4_dequantize(byte >> 4, s, amax)));
+      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t,
+               num::canonical_nan(num::nvfp4_dequantize(byte & 0xF, s, amax, inv_outer)));
+      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t + 1,
+               num::canonical_nan(num::nvfp4_dequantize(byte >> 4, s, amax, inv_outer)));
     }
   }
 }
@@ -68,13 +69,8 @@ lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs& a, void* stream) {
 }
 
 lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a, void* stream) {
-  dequantize_kernel<false><<<grid_for(a.rows * (a.cols / 16)), kThreads, 0, as_stream(stream)>>>(a);
+  dequantize_kernel<<<grid_for(a.rows * (a.cols / 16)), kThreads, 0, as_stream(stream)>>>(a);
   return check_launch("nvfp4 dequantize kernel");
-}
-
-lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs& a, void* stream) {
-  dequantize_kernel<true><<<grid_for(a.rows * (a.cols / 16)), kThreads, 0, as_stream(stream)>>>(a);
-  return check_launch("nvfp4 per-token dequantize kernel");
 }
 
 }  // namespace lowp::cuda
