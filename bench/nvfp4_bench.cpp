@@ -6,6 +6,9 @@
 //   rht         the same with RHT16 on the columnwise copy
 //   rht_sr      RHT + stochastic rounding
 //   2d          16x16 block scales (weights)
+//   fos         rn with 4over6 (numerics §5c: both candidates per block, MAE, E 448)
+//   fos_mse     4over6 with MSE and E 256
+//   fos_2d      4over6 on 16x16 block scales
 //   swz         rn with the scales written swizzled (fused)
 //   pipe_exact  the whole columnwise-RHT recipe: amax pass + exact post-RHT amax pass + cast
 //   pipe_est    the same with amax estimation: amax pass + cast (no post-RHT amax pass)
@@ -156,15 +159,19 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     t.row_blocks = K / 16;
   }
   void* st = stream;
-  auto cfg_of = [](int kind) {  // 0 rn, 1 rht, 2 rht_sr, 3 2d, 4 exact pipe, 5 est pipe
+  // 0 rn, 1 rht, 2 rht_sr, 3 2d, 4 exact pipe, 5 est pipe, 6 4over6, 7 4over6 MSE E 256, 8 4over6 2D
+  auto cfg_of = [](int kind) {
     lowp_quant_config c;
     lowp_quant_config_default(&c);
-    c.amax_given = kind <= 3;
-    c.rht = kind == 1 || kind == 2 || kind >= 4;
+    c.amax_given = kind <= 3 || kind >= 6;
+    c.rht = kind == 1 || kind == 2 || kind == 4 || kind == 5;
     c.stochastic_rounding = kind == 2;
-    c.block_2d = kind == 3;
+    c.block_2d = kind == 3 || kind == 8;
     c.amax_estimation = kind == 5;
     c.amax_estimation_factor = 2.0f;
+    c.four_over_six = kind >= 6;
+    c.four_over_six_error = kind == 7 ? LOWP_FOUR_OVER_SIX_MSE : LOWP_FOUR_OVER_SIX_MAE;
+    c.four_over_six_scale_max = kind == 7 ? 256.0f : 448.0f;
     return c;
   };
   auto quant = [&](int kind, lowp_scale_layout layout) {
@@ -191,6 +198,9 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
       {"rht", 3.125, quant(1, LOWP_SCALE_LAYOUT_COMPACT)},
       {"rht_sr", 3.125, quant(2, LOWP_SCALE_LAYOUT_COMPACT)},
       {"2d", 3.125, quant(3, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"fos", 3.125, quant(6, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"fos_mse", 3.125, quant(7, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"fos_2d", 3.125, quant(8, LOWP_SCALE_LAYOUT_COMPACT)},
       {"swz", 3.125, quant(0, LOWP_SCALE_LAYOUT_SWIZZLED)},
       {"pipe_exact", 7.125, quant(4, LOWP_SCALE_LAYOUT_COMPACT)},
       {"pipe_est", 5.125, quant(5, LOWP_SCALE_LAYOUT_COMPACT)},
@@ -268,7 +278,7 @@ int main(int argc, char** argv) {
   print_table();
   write_json(true);
   std::printf("KEY: copy %.0f GB/s", g_run.copy_gbps());
-  for (const char* op : {"rn", "rht", "rht_sr", "2d", "pipe_est"}) {
+  for (const char* op : {"rn", "rht", "rht_sr", "2d", "fos", "fos_mse", "fos_2d", "pipe_est"}) {
     const double ms = ms_of(op, 16384, 8192);
     if (!std::isnan(ms)) std::printf("; %s %.3f", op, gbps_of((op[0] == 'p' ? 5.125 : 3.125) * 16384.0 * 8192.0, ms) / g_run.copy_gbps());
   }

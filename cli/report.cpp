@@ -57,9 +57,12 @@ const char* const kMetricsHelp =
     "    clip %: columnwise blocks whose exact post-RHT block amax b exceeds the estimate, i.e.\n"
     "    whose ideal decode scale b*S_enc/6 is above E4M3's 448, so their scale saturates and\n"
     "    their largest values clip (0 with the exact amax).\n"
-    "  Per-token minus per-tensor: SNR of each per-token recipe minus its per-tensor baseline of\n"
-    "    the same role, rowwise and columnwise, on outlier-heavy tensors: max|x|/rms(x) > 10\n"
-    "    (Gaussian data stays under 6).\n"
+    "  Per-token minus per-tensor: SNR of each per-row recipe (per-token, row-scaled) minus its\n"
+    "    per-tensor baseline of the same role, rowwise and columnwise, on outlier-heavy tensors:\n"
+    "    max|x|/rms(x) > 10 (Gaussian data stays under 6).\n"
+    "  4over6: map-4 %: rowwise blocks (2D: their tiles) whose block scale is the map-4 candidate\n"
+    "    (the block's largest value on 4 instead of 6, where the two candidates differ); row SNR\n"
+    "    minus the SNR of the recipe it varies (the same blocks, standard scales).\n"
     "  Summary: per recipe, the median and the worst (lowest) SNR over the tensors it ran on.\n"
     "  Status of a recipe on a tensor: ok; skipped (not run: the recipe's shape rule, or the\n"
     "    tensor is not an F32/F16/BF16 matrix); unsupported (the library does not build this\n"
@@ -96,6 +99,8 @@ void print_table(std::ostream& out, const std::vector<Record>& records) {
 void print_json(std::ostream& out, const std::vector<Record>& records) {
   std::map<const Record*, PerTokenDelta> deltas;
   for (const PerTokenDelta& d : per_token_deltas(records)) deltas.emplace(d.per_token, d);
+  std::map<const Record*, FourOverSixDelta> fos;
+  for (const FourOverSixDelta& d : four_over_six_deltas(records)) fos.emplace(d.four_over_six, d);
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const Record& r : records) {
     NumberFields num;
@@ -135,6 +140,10 @@ void print_json(std::ostream& out, const std::vector<Record>& records) {
       j["est_col_snr_db"] = num.value("est_col_snr_db", x.estimate->col_stats.snr_db);
       j["est_clip_fraction"] = num.value("est_clip_fraction", x.estimate->clipped_fraction);
     }
+    if (x.map4_fraction) j["map4_fraction"] = num.value("map4_fraction", *x.map4_fraction);
+    if (const auto it = fos.find(&r); it != fos.end())
+      j["four_over_six_minus_base"] = {{"baseline", it->second.base->recipe},
+                                       {"snr_db", num.value("four_over_six_minus_base.snr_db", it->second.snr_db)}};
     if (const auto it = deltas.find(&r); it != deltas.end()) {
       const PerTokenDelta& d = it->second;
       nlohmann::ordered_json delta = {{"baseline", d.per_tensor->recipe},
