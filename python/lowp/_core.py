@@ -14,7 +14,8 @@ from ._arrays import Anchor, Input, address, address_of
 DTYPE_NAMES = {_lowp.DTYPE_FLOAT32: "float32", _lowp.DTYPE_FLOAT16: "float16", _lowp.DTYPE_BFLOAT16: "bfloat16"}
 _RNG_DTYPES = ("int64", "uint64")
 _PER_TENSOR_FP8 = (_lowp.SCALING_DELAYED, _lowp.SCALING_CURRENT)
-_NVFP4 = (_lowp.SCALING_NVFP4_PER_TENSOR, _lowp.SCALING_NVFP4_PER_TOKEN)
+_NVFP4 = (_lowp.SCALING_NVFP4_PER_TENSOR, _lowp.SCALING_NVFP4_PER_TOKEN, _lowp.SCALING_NVFP4_ROW_SCALED)
+_NO_OUTER_MAX = 0.0  # q descriptors' nvfp4_outer_max where it is not read (lowp_quantize writes it)
 # Grouped calls return their workspace (lowp.grouped_layout_error reads it) and grouped NVFP4 its
 # scale arrays sized for every split; a call writes them only in part, so they start zeroed and
 # every output is a function of the inputs (as torch.compile assumes of an operator).
@@ -85,7 +86,8 @@ def _fp8_per_tensor(X, scale, amax, dtype, scaling, rowwise, columnwise, amax_ep
     outs = X.alloc(_shapes.fp8_quantize(X.rows, X.cols, rowwise, columnwise, not scale_p))
     data, data_t, scale_o, scale_inv, amax_o = outs
     q = (dtype, scaling, _lowp.SCALE_LAYOUT_COMPACT, X.rows, X.cols, _addr(data, rowwise), 0, 0,
-         _addr(data_t, columnwise), 0, 0, scale_p or address(scale_o), address(scale_inv), amax_p or address(amax_o))
+         _addr(data_t, columnwise), 0, 0, scale_p or address(scale_o), address(scale_inv), amax_p or address(amax_o),
+         _NO_OUTER_MAX)
     return outs, q, _lowp.QuantConfig(amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale)
 
 
@@ -115,40 +117,43 @@ def fp8_quantize_per_token(x, dtype, rowwise, columnwise, amax_epsilon, power_of
     outs = X.alloc(_shapes.fp8_quantize_per_token(X.rows, X.cols, rowwise, columnwise))
     r = [_addr(a, rowwise) for a in outs[:3]]
     c = [_addr(a, columnwise) for a in outs[3:]]
-    q = (dtype, _lowp.SCALING_PER_TOKEN, _lowp.SCALE_LAYOUT_COMPACT, X.rows, X.cols, *r, *c, 0, 0, 0)
+    q = (dtype, _lowp.SCALING_PER_TOKEN, _lowp.SCALE_LAYOUT_COMPACT, X.rows, X.cols, *r, *c, 0, 0, 0, _NO_OUTER_MAX)
     cfg = _lowp.QuantConfig(amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale)
     _call(X, _lowp.quantize, X.address, X.dtype, X.rows, X.cols, q, cfg)
     return outs
 
 
-def nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwise, columnwise, scale_layout,
+def nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, scale_layout,
                    role, rht, rht_sign_mask, stochastic_rounding, block_2d, amax_estimation,
-                   amax_estimation_factor, amax_epsilon, power_of_two_scale):
-    """NVFP4 per-tensor or per-token: (codes, block scales, amax) of each copy; a given amax is
-    read (cfg.amax_given) and not returned."""
+                   amax_estimation_factor, four_over_six, four_over_six_error, four_over_six_scale_max,
+                   amax_epsilon, power_of_two_scale):
+    """NVFP4 per-tensor, per-token or row-scaled: (codes, block scales, amax) of each copy; a given
+    amax is read (cfg.amax_given) and not returned."""
     X = Input(x)
-    row_given = _given_amax(rowwise_amax, "rowwise_amax", X.rows if per_token else 1) if rowwise_amax is not None else 0
-    col_given = (_given_amax(columnwise_amax, "columnwise_amax", X.cols if per_token else 1)
+    per_row = scaling != _lowp.SCALING_NVFP4_PER_TENSOR
+    row_given = _given_amax(rowwise_amax, "rowwise_amax", X.rows if per_row else 1) if rowwise_amax is not None else 0
+    col_given = (_given_amax(columnwise_amax, "columnwise_amax", X.cols if per_row else 1)
                  if columnwise_amax is not None else 0)
-    outs = X.alloc(_shapes.nvfp4_quantize(X.rows, X.cols, per_token, rowwise, columnwise, bool(row_given),
+    outs = X.alloc(_shapes.nvfp4_quantize(X.rows, X.cols, per_row, rowwise, columnwise, bool(row_given),
                                           bool(col_given)))
     data, scales, amax, data_t, scales_t, amax_t = outs
-    scaling = _lowp.SCALING_NVFP4_PER_TOKEN if per_token else _lowp.SCALING_NVFP4_PER_TENSOR
     q = (_lowp.DTYPE_E2M1, scaling, scale_layout, X.rows, X.cols,
          _addr(data, rowwise), _addr(scales, rowwise), row_given or _addr(amax, rowwise),
-         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0)
+         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0,
+         _NO_OUTER_MAX)
     cfg = _lowp.QuantConfig(role=role, amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale, rht=rht,
                             rht_sign_mask=rht_sign_mask, stochastic_rounding=stochastic_rounding,
                             rng_state=_rng(rng_state), block_2d=block_2d, amax_estimation=amax_estimation,
                             amax_estimation_factor=amax_estimation_factor,
-                            amax_given=True if row_given or col_given else None)
+                            amax_given=True if row_given or col_given else None, four_over_six=four_over_six,
+                            four_over_six_error=four_over_six_error, four_over_six_scale_max=four_over_six_scale_max)
     _call(X, _lowp.quantize, X.address, X.dtype, X.rows, X.cols, q, cfg)
     return outs
 
 
-def dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, out_dtype):
+def dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, out_dtype, outer_max):
     """One copy of a quantized tensor (x's rows x cols) back to out_dtype: rows x cols
-    (rowwise) or cols x rows (columnwise)."""
+    (rowwise) or cols x rows (columnwise). outer_max: NVFP4's recorded 6E (0: 2688)."""
     if out_dtype not in DTYPE_NAMES:
         raise ValueError(f"dtype: {out_dtype} is not float32, float16 or bfloat16")
     if rows < 0 or cols < 0:
@@ -168,7 +173,7 @@ def dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, 
     elif scaling in _NVFP4:
         data_p = address_of(data, "data", "uint8", numel=rows * cols // 2)
         scales = math.prod(_shapes._scales(orient_rows, orient_cols // 16))
-        amaxes = orient_rows if scaling == _lowp.SCALING_NVFP4_PER_TOKEN else 1
+        amaxes = 1 if scaling == _lowp.SCALING_NVFP4_PER_TENSOR else orient_rows
         part = (data_p, address_of(scale_inv, "scale_inv", "uint8", numel=scales),
                 address_of(amax, "amax", "float32", numel=amaxes))
         tensor = (0, 0, 0)
@@ -176,7 +181,8 @@ def dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, 
         raise ValueError(f"scaling: {scaling} is not a lowp scaling")
     (out,) = D.alloc(_shapes.dequantize(rows, cols, col, DTYPE_NAMES[out_dtype]))
     none = (0, 0, 0)
-    q = (dtype, scaling, scale_layout, rows, cols, *(none if col else part), *(part if col else none), *tensor)
+    q = (dtype, scaling, scale_layout, rows, cols, *(none if col else part), *(part if col else none), *tensor,
+         float(outer_max))
     _call(D, _lowp.dequantize, q, which, address(out), out_dtype, orient_rows, orient_cols)
     return out
 
@@ -197,12 +203,14 @@ def amax_per_token(x, rows, cols):
     return r, c
 
 
-def nvfp4_amax_per_token(x, rows, cols, rht, rht_sign_mask):
-    """NVFP4 per-token K1: (row amaxes, column amaxes, with rht those of the RHT copy)."""
+def nvfp4_amax_per_row(x, scaling, rows, cols, rht, rht_sign_mask):
+    """K1 of a per-row NVFP4 recipe (per-token, row-scaled): (row amaxes, column amaxes, with rht
+    those of the RHT copy)."""
     X = Input(x)
     r, c = X.alloc(_shapes.amax_per_token(X.rows, X.cols, rows, cols))
     cfg = _lowp.QuantConfig(rht=rht, rht_sign_mask=rht_sign_mask)
-    _call(X, _lowp.nvfp4_amax_per_token, X.address, X.dtype, X.rows, X.cols, _addr(r, rows), _addr(c, cols), cfg)
+    _call(X, _lowp.nvfp4_amax_per_row, X.address, X.dtype, X.rows, X.cols, scaling, _addr(r, rows), _addr(c, cols),
+          cfg)
     return r, c
 
 
@@ -313,10 +321,11 @@ def grouped_layout_error(workspace):
     return _call(W, _lowp.grouped_layout_error, address_of(workspace, "workspace", "uint8"))
 
 
-def nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, rowwise, columnwise,
-                           scale_layout, rht, rht_sign_mask, stochastic_rounding, group_row_multiple):
-    """Grouped NVFP4 per-token (members split along rows): (codes, scales, amax) of each copy in
-    lowp.h's layout, then the workspace."""
+def nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise,
+                           scale_layout, rht, rht_sign_mask, stochastic_rounding, group_row_multiple, four_over_six,
+                           four_over_six_error, four_over_six_scale_max):
+    """Grouped per-row NVFP4 (per-token or row-scaled; members split along rows): (codes, scales,
+    amax) of each copy in lowp.h's layout, then the workspace."""
     X = Input(x)
     (rows_p,), n = _layout((member_rows,), ("member_rows",))
     row_given = _given_amax(rowwise_amax, "rowwise_amax", X.rows) if rowwise_amax is not None else 0
@@ -325,24 +334,26 @@ def nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_st
     outs = X.alloc(_shapes.nvfp4_grouped_quantize(X.rows, X.cols, n, rowwise, columnwise, bool(row_given),
                                                   bool(col_given), ws), (1, 4, 6))
     data, scales, amax, data_t, scales_t, amax_t, workspace = outs
-    q = (_lowp.DTYPE_E2M1, _lowp.SCALING_NVFP4_PER_TOKEN, scale_layout, X.rows, X.cols,
+    q = (_lowp.DTYPE_E2M1, scaling, scale_layout, X.rows, X.cols,
          _addr(data, rowwise), _addr(scales, rowwise), row_given or _addr(amax, rowwise),
-         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0)
+         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0,
+         _NO_OUTER_MAX)
     cfg = _lowp.QuantConfig(rht=rht, rht_sign_mask=rht_sign_mask, stochastic_rounding=stochastic_rounding,
                             rng_state=_rng(rng_state), group_row_multiple=group_row_multiple,
-                            amax_given=True if row_given or col_given else None)
+                            amax_given=True if row_given or col_given else None, four_over_six=four_over_six,
+                            four_over_six_error=four_over_six_error, four_over_six_scale_max=four_over_six_scale_max)
     _call(X, _lowp.nvfp4_grouped_quantize, X.address, X.dtype, X.rows, X.cols, n, rows_p, q, cfg,
           address(workspace), ws)
     return outs
 
 
-def nvfp4_grouped_amax(x, member_rows, rows, cols, rht, rht_sign_mask, group_row_multiple):
-    """Grouped NVFP4 per-token K1: (row amaxes [R], column amaxes [N][K], workspace)."""
+def nvfp4_grouped_amax(x, member_rows, scaling, rows, cols, rht, rht_sign_mask, group_row_multiple):
+    """Grouped K1 of a per-row NVFP4 recipe: (row amaxes [R], column amaxes [N][K], workspace)."""
     X = Input(x)
     (rows_p,), n = _layout((member_rows,), ("member_rows",))
     ws = _lowp.grouped_workspace_size(n)
     r, c, workspace = X.alloc(_shapes.nvfp4_grouped_amax(X.rows, X.cols, n, rows, cols, ws), (2,))
     cfg = _lowp.QuantConfig(rht=rht, rht_sign_mask=rht_sign_mask, group_row_multiple=group_row_multiple)
-    _call(X, _lowp.nvfp4_grouped_amax, X.address, X.dtype, X.rows, X.cols, n, rows_p, _addr(r, rows),
-          _addr(c, cols), cfg, address(workspace), ws)
+    _call(X, _lowp.nvfp4_grouped_amax_per_row, X.address, X.dtype, X.rows, X.cols, scaling, n, rows_p,
+          _addr(r, rows), _addr(c, cols), cfg, address(workspace), ws)
     return r, c, workspace

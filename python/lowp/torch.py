@@ -21,6 +21,7 @@ _LIB = torch.library.Library("lowp", "DEF")
 _FP8_OUT = "(Tensor data, Tensor data_t, Tensor scale, Tensor scale_inv, Tensor amax)"
 _PARTS_OUT = "(Tensor data, Tensor scale_inv, Tensor amax, Tensor data_t, Tensor scale_inv_t, Tensor amax_t)"
 _FP8_KNOBS = "float amax_epsilon, bool power_of_two_scale"
+_FOUR_OVER_SIX = "bool? four_over_six, int? four_over_six_error, float? four_over_six_scale_max"
 _GROUP = "Tensor first_dims, Tensor last_dims, Tensor offsets"
 _GROUP_OUT = "(Tensor data, Tensor data_t, Tensor scale, Tensor scale_inv, Tensor amax, Tensor workspace)"
 
@@ -33,15 +34,15 @@ SCHEMAS = {
     "fp8_quantize_per_token": f"fp8_quantize_per_token(Tensor x, int dtype, bool rowwise, bool columnwise, "
                               f"{_FP8_KNOBS}) -> {_PARTS_OUT}",
     "nvfp4_quantize": "nvfp4_quantize(Tensor x, Tensor? rowwise_amax, Tensor? columnwise_amax, Tensor? rng_state, "
-                      "bool per_token, bool rowwise, bool columnwise, int scale_layout, int? role, bool? rht, "
+                      "int scaling, bool rowwise, bool columnwise, int scale_layout, int? role, bool? rht, "
                       "int? rht_sign_mask, bool? stochastic_rounding, bool? block_2d, bool? amax_estimation, "
-                      f"float? amax_estimation_factor, {_FP8_KNOBS}) -> {_PARTS_OUT}",
+                      f"float? amax_estimation_factor, {_FOUR_OVER_SIX}, {_FP8_KNOBS}) -> {_PARTS_OUT}",
     "dequantize": "dequantize(Tensor data, Tensor? scale_inv, Tensor? amax, int dtype, int scaling, int scale_layout, "
-                  "int rows, int cols, int which, int out_dtype) -> Tensor",
+                  "int rows, int cols, int which, int out_dtype, float outer_max) -> Tensor",
     "amax": "amax(Tensor x) -> Tensor",
     "amax_per_token": "amax_per_token(Tensor x, bool rows, bool cols) -> (Tensor row_amax, Tensor col_amax)",
-    "nvfp4_amax_per_token": "nvfp4_amax_per_token(Tensor x, bool rows, bool cols, bool rht, int? rht_sign_mask) "
-                            "-> (Tensor row_amax, Tensor col_amax)",
+    "nvfp4_amax_per_row": "nvfp4_amax_per_row(Tensor x, int scaling, bool rows, bool cols, bool rht, "
+                          "int? rht_sign_mask) -> (Tensor row_amax, Tensor col_amax)",
     "fp8_delayed_scaling_update": "fp8_delayed_scaling_update(Tensor(a!) amax_history, Tensor(b!) scale, "
                                   "Tensor(c!) scale_inv, int dtype, int margin, int algo) -> ()",
     "nvfp4_swizzle_scales": "nvfp4_swizzle_scales(Tensor compact, int rows, int blocks) -> Tensor",
@@ -55,13 +56,14 @@ SCHEMAS = {
     "grouped_dequantize": f"grouped_dequantize(Tensor data, Tensor scale_inv, {_GROUP}, int dtype, int scaling, "
                           "int which, int out_dtype) -> (Tensor out, Tensor workspace)",
     "nvfp4_grouped_quantize": "nvfp4_grouped_quantize(Tensor x, Tensor member_rows, Tensor? rowwise_amax, "
-                              "Tensor? columnwise_amax, Tensor? rng_state, bool rowwise, bool columnwise, "
-                              "int scale_layout, bool? rht, int? rht_sign_mask, bool? stochastic_rounding, "
-                              "int group_row_multiple) -> (Tensor data, Tensor scale_inv, Tensor amax, "
-                              "Tensor data_t, Tensor scale_inv_t, Tensor amax_t, Tensor workspace)",
-    "nvfp4_grouped_amax": "nvfp4_grouped_amax(Tensor x, Tensor member_rows, bool rows, bool cols, bool rht, "
-                          "int? rht_sign_mask, int group_row_multiple) -> (Tensor row_amax, Tensor col_amax, "
-                          "Tensor workspace)",
+                              "Tensor? columnwise_amax, Tensor? rng_state, int scaling, bool rowwise, "
+                              "bool columnwise, int scale_layout, bool? rht, int? rht_sign_mask, "
+                              f"bool? stochastic_rounding, int group_row_multiple, {_FOUR_OVER_SIX}) -> "
+                              "(Tensor data, Tensor scale_inv, Tensor amax, Tensor data_t, Tensor scale_inv_t, "
+                              "Tensor amax_t, Tensor workspace)",
+    "nvfp4_grouped_amax": "nvfp4_grouped_amax(Tensor x, Tensor member_rows, int scaling, bool rows, bool cols, "
+                          "bool rht, int? rht_sign_mask, int group_row_multiple) -> (Tensor row_amax, "
+                          "Tensor col_amax, Tensor workspace)",
 }
 
 _DTYPES = {"uint8": torch.uint8, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -91,12 +93,12 @@ def _fake_fp8_quantize_per_token(x, dtype, rowwise, columnwise, *knobs):
     return _empty(x, _shapes.fp8_quantize_per_token(*_rows_cols(x), rowwise, columnwise))
 
 
-def _fake_nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwise, columnwise, *knobs):
-    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), per_token, rowwise, columnwise,
-                                            rowwise_amax is not None, columnwise_amax is not None))
+def _fake_nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, *knobs):
+    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), scaling != _api.RECIPES["nvfp4_per_tensor"], rowwise,
+                                            columnwise, rowwise_amax is not None, columnwise_amax is not None))
 
 
-def _fake_dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, out_dtype):
+def _fake_dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, out_dtype, outer_max):
     (spec,) = _shapes.dequantize(rows, cols, which == _api.ORIENTATIONS["columnwise"], _core.DTYPE_NAMES[out_dtype])
     return data.new_empty(spec[0], dtype=_DTYPES[spec[1]])
 
@@ -107,6 +109,10 @@ def _fake_amax(x):
 
 def _fake_amax_per_token(x, rows, cols, *knobs):
     return _empty(x, _shapes.amax_per_token(*_rows_cols(x), rows, cols))
+
+
+def _fake_nvfp4_amax_per_row(x, scaling, rows, cols, *knobs):
+    return _fake_amax_per_token(x, rows, cols)
 
 
 def _fake_in_place(*args):
@@ -141,15 +147,15 @@ def _fake_grouped_dequantize(data, scale_inv, first_dims, last_dims, offsets, dt
                          ((_shapes.grouped_workspace_bytes(n),), "uint8")])
 
 
-def _fake_nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, rowwise, columnwise,
-                                 *knobs):
+def _fake_nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise,
+                                 columnwise, *knobs):
     n = member_rows.numel()
     return _empty(x, _shapes.nvfp4_grouped_quantize(*_rows_cols(x), n, rowwise, columnwise,
                                                     rowwise_amax is not None, columnwise_amax is not None,
                                                     _shapes.grouped_workspace_bytes(n)))
 
 
-def _fake_nvfp4_grouped_amax(x, member_rows, rows, cols, *knobs):
+def _fake_nvfp4_grouped_amax(x, member_rows, scaling, rows, cols, *knobs):
     n = member_rows.numel()
     return _empty(x, _shapes.nvfp4_grouped_amax(*_rows_cols(x), n, rows, cols, _shapes.grouped_workspace_bytes(n)))
 
@@ -162,7 +168,7 @@ _FAKES = {
     "dequantize": _fake_dequantize,
     "amax": _fake_amax,
     "amax_per_token": _fake_amax_per_token,
-    "nvfp4_amax_per_token": _fake_amax_per_token,
+    "nvfp4_amax_per_row": _fake_nvfp4_amax_per_row,
     "fp8_delayed_scaling_update": _fake_in_place,
     "nvfp4_swizzle_scales": _fake_nvfp4_swizzle_scales,
     "rng_advance": _fake_in_place,
