@@ -28,6 +28,29 @@ LOWP_HD float nvfp4_four_over_six_value(uint8_t code, float fs, float amax, floa
   return div_rn(mul_rn(mul_rn(decode_e2m1(code), fs), amax), outer_max);
 }
 
+// An encoder's shortcut to a candidate's 8 decoded values (the rule stays
+// nvfp4_four_over_six_value): every nonzero E2M1 magnitude is 1 or 1.5 times 2^e, e in -1..2, and
+// scaling by 2^e commutes with each of the value's roundings while every intermediate stays
+// normal and finite. `exact` says so: one = value(code 2) >= 2^-124 keeps code 1's one / 2 and
+// every product above it normal, RN(1.5 * fs * A) < 2^125 keeps code 7's 4x of it finite (false
+// for fs = 0 and for a NaN or infinite A).
+struct Nvfp4FourOverSixBases {
+  float one, one_and_half;
+  bool exact;
+};
+LOWP_HD Nvfp4FourOverSixBases nvfp4_four_over_six_bases(float fs, float amax, float outer_max) {
+  const float one = nvfp4_four_over_six_value(2, fs, amax, outer_max);
+  const float one_and_half = nvfp4_four_over_six_value(3, fs, amax, outer_max);
+  return {one, one_and_half, one >= 0x1p-124f && mul_rn(mul_rn(1.5f, fs), amax) < 0x1p125f};
+}
+// value(code) for a magnitude code (0..7) of bases that are exact: one or one_and_half (odd codes
+// from 3) with 2^((code >> 1) - 1) added to its exponent.
+LOWP_HD float nvfp4_four_over_six_value_of_bases(uint32_t code, const Nvfp4FourOverSixBases& b) {
+  if (code == 0) return 0.0f;
+  const float base = (code & 1u) != 0 && code > 1 ? b.one_and_half : b.one;
+  return float_of(bits_of(base) + ((code >> 1) - 1u) * 0x800000u);
+}
+
 // One element's error term, |x^ - x| (MAE) or (x^ - x)^2 (MSE); a block's error adds the terms
 // in element order from 0 (add_rn).
 LOWP_HD float nvfp4_four_over_six_term(float decoded, float x, bool mse) {

@@ -442,16 +442,16 @@ void dequantizeByteExactAgainstCpu(const PerRowRecipe& r) {
         DeviceOutputs d(h);
         for (int which = 0; which < 2; ++which) {
           if (!(which ? c.col : c.row)) continue;
-          const int64_t r = which ? c.cols : c.rows, k = which ? c.rows : c.cols;
-          const size_t out_bytes = static_cast<size_t>(r * k) * dtype_size(out_t);
+          const int64_t n = which ? c.cols : c.rows, k = which ? c.rows : c.cols;
+          const size_t out_bytes = static_cast<size_t>(n * k) * dtype_size(out_t);
           const lowp_orientation o = which ? LOWP_COLUMNWISE : LOWP_ROWWISE;
           std::vector<uint8_t> want(out_bytes, kPoison);
           lowp_quantized_tensor hq = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, host_ptrs(h), r);
-          lowp_tensor hout{want.data(), out_t, r, k};
+          lowp_tensor hout{want.data(), out_t, n, k};
           ASSERT_EQ(lowp_dequantize(&hq, o, &hout, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
           DeviceBuffer dout(out_bytes);
           lowp_quantized_tensor dq = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, d.ptrs(), r);
-          lowp_tensor dout_t{dout.get(), out_t, r, k};
+          lowp_tensor dout_t{dout.get(), out_t, n, k};
           const std::string what = describe(c) + (which ? " columnwise" : " rowwise") + " out=" + std::to_string(out_t);
           const lowp_status st = lowp_dequantize(&dq, o, &dout_t, nullptr);
           const std::string err = lowp_get_last_error();

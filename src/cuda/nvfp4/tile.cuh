@@ -357,6 +357,7 @@ struct Nvfp4Tile : TileThread<T> {
     for (int r = 0; r < kBlock; ++r)
       for (int c = 0; c < kBlock; ++c) bits = fold(bits, value_at(r, c));
     const float b = __uint_as_float(bits);
+#pragma unroll 1
     for (int orientation = 0; orientation < 2; ++orientation) {
       if ((orientation == 0 ? a.row_codes : a.col_codes) == nullptr) continue;  // uniform
       const OuterScale& o = orientation == 0 ? row_outer : col_outer;
