@@ -6,6 +6,9 @@
 //   rht         the same with RHT16 on the columnwise copy
 //   rht_sr      RHT + stochastic rounding
 //   2d          16x16 block scales (weights)
+//   fos         rn with 4over6 (numerics §5c: both candidates per block, MAE, E 448)
+//   fos_mse     4over6 with MSE and E 256
+//   fos_2d      4over6 on 16x16 block scales
 //   swz         rn with the scales written swizzled (fused)
 //   pipe_exact  the whole columnwise-RHT recipe: amax pass + exact post-RHT amax pass + cast
 //   pipe_est    the same with amax estimation: amax pass + cast (no post-RHT amax pass)
@@ -162,15 +165,19 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
     t.row_blocks = K / 16;
   }
   void* st = stream;
-  auto cfg_of = [](int kind) {  // 0 rn, 1 rht, 2 rht_sr, 3 2d, 4 exact pipe, 5 est pipe
+  // 0 rn, 1 rht, 2 rht_sr, 3 2d, 4 exact pipe, 5 est pipe, 6 4over6, 7 4over6 MSE E 256, 8 4over6 2D
+  auto cfg_of = [](int kind) {
     lowp_quant_config c;
     lowp_quant_config_default(&c);
-    c.amax_given = kind <= 3;
-    c.rht = kind == 1 || kind == 2 || kind >= 4;
+    c.amax_given = kind <= 3 || kind >= 6;
+    c.rht = kind == 1 || kind == 2 || kind == 4 || kind == 5;
     c.stochastic_rounding = kind == 2;
-    c.block_2d = kind == 3;
+    c.block_2d = kind == 3 || kind == 8;
     c.amax_estimation = kind == 5;
     c.amax_estimation_factor = 2.0f;
+    c.four_over_six = kind >= 6;
+    c.four_over_six_error = kind == 7 ? LOWP_FOUR_OVER_SIX_MSE : LOWP_FOUR_OVER_SIX_MAE;
+    c.four_over_six_scale_max = kind == 7 ? 256.0f : 448.0f;
     return c;
   };
   auto quant = [&](int kind, lowp_scale_layout layout) {
@@ -211,6 +218,9 @@ void bench_shape(const Options& o, const Arenas& A, int64_t M, int64_t K, size_t
       {"rht", 3.125, quant(1, LOWP_SCALE_LAYOUT_COMPACT)},
       {"rht_sr", 3.125, quant(2, LOWP_SCALE_LAYOUT_COMPACT)},
       {"2d", 3.125, quant(3, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"fos", 3.125, quant(6, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"fos_mse", 3.125, quant(7, LOWP_SCALE_LAYOUT_COMPACT)},
+      {"fos_2d", 3.125, quant(8, LOWP_SCALE_LAYOUT_COMPACT)},
       {"swz", 3.125, quant(0, LOWP_SCALE_LAYOUT_SWIZZLED)},
       {"pipe_exact", 7.125, quant(4, LOWP_SCALE_LAYOUT_COMPACT)},
       {"pipe_est", 5.125, quant(5, LOWP_SCALE_LAYOUT_COMPACT)},
@@ -287,7 +297,7 @@ int main(int argc, char** argv) {
   write_json(true);
   std::printf("KEY: copy %.0f GB/s", g_run.copy_gbps());
   for (const OpRow& r : g_run.rows)
-    if (r.m == 16384 && r.k == 8192 && (r.op == "rn" || r.op == "rht" || r.op == "rht_sr" || r.op == "2d" ||
+    if (r.m == 16384 && r.k == 8192 && (r.op == "rn" || r.op == "rht" || r.op == "rht_sr" || r.op == "2d" || r.op == "fos" || r.op == "fos_mse" || r.op == "fos_2d" ||
                                         r.op == "pipe_est" || r.op == "dequant" || r.op == "dequant_f32")) {
       bool e = false;
       std::printf("; %s %.3f", r.op.c_str(), gbps_of(r.floor_bytes, headline_ms(r, &e)) / g_run.copy_gbps());

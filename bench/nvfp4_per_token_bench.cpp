@@ -21,6 +21,11 @@
 //   swizzle        the two lowp_nvfp4_swizzle_scales calls alone
 //   tensor_rht_sr  lowp_quantize, LOWP_SCALING_NVFP4_PER_TENSOR, rht = 1, SR, amaxes computed
 //                  (amax pass + exact post-RHT amax pass + cast: the composite, no estimation)
+//   rs             token with LOWP_SCALING_NVFP4_ROW_SCALED (numerics §5b: the same K1, the
+//                  per-tensor math per row): K1 + K2
+//   rs_k2          rs's encode alone (cfg.amax_given = 1)
+//   rs_4over6      rs with 4over6 (numerics §5c, MAE, E 448)
+//   rs_rht_sr      rs with RHT (bf16) and SR
 //   grouped8/64    lowp_nvfp4_grouped_quantize as token, N = 8 / 64 equal splits of M (in units
 //                  of 16 rows), member_rows in device memory, workspace of
 //                  lowp_grouped_workspace_size bytes; lowp_grouped_layout_error must be 0 after
@@ -43,6 +48,7 @@
 //   k2                     1 read of x (2n) + codes + S + Am (reads the amaxes)
 //   swizzle                2S (read compact, write swizzled)
 //   tensor_rht_sr          3 reads of x (6n) + codes + S + 8
+//   rs, rs_4over6, rs_rht_sr  token's; rs_k2 k2's
 //   groupedN, grouped8_r128, _host, _worst, _uneven
 //                          token's, with S of the members' own padded arrays and Am = 4M + 4NK
 //   grouped8_k1, _k2       k1's and k2's, with grouped8's S and Am
@@ -114,6 +120,7 @@ struct Summary {
   double fused = NAN, sep = NAN, g8 = NAN, g64 = NAN;  // g8, g64: grouped / single
   double g8r = NAN;                                    // grouped8_r128 / single
   double g8h = NAN, g8w = NAN, g8u = NAN;              // grouped8_host, _worst, _uneven / single
+  double rs = NAN, rs_frac = NAN;                      // row-scaled: rs / token, and its frac
   bool star = false;                                   // some value from an eager time
 };
 
@@ -136,6 +143,8 @@ Summary summary_of(int64_t m, int64_t k) {
   s.g8h = ms("grouped8_host", m, k, st) / s.token;
   s.g8w = ms("grouped8_worst", m, k, st) / s.token;
   s.g8u = ms("grouped8_uneven", m, k, st) / s.token;
+  s.rs = ms("rs", m, k, st) / s.token;
+  s.rs_frac = frac("rs", m, k, st);
   return s;
 }
 
@@ -164,6 +173,7 @@ std::string key_text() {
   t += "; " + std::to_string(sh.m) + "x" + std::to_string(sh.k) + (s.star ? " graph (* some eager)" : " graph");
   t += ": token frac " + fmt("%.3f", s.token_frac) + " (" + fmt("%.4f", s.token) + " ms)";
   t += ", tensor_rht_sr/token " + fmt("%.2f", s.tensor / s.token);
+  t += ", rs frac " + fmt("%.3f", s.rs_frac) + " (rs/token " + fmt("%.3f", s.rs) + ")";
   t += ", grouped8/single " + fmt("%.2f", s.g8);
   t += ", swizzle fused " + fmt("%.4f", s.fused) + " ms vs separate " + fmt("%.4f", s.sep) + " ms";
   return t;
@@ -186,11 +196,13 @@ void write_json(bool complete, const std::string& key) {
                  "%s\n    {\"m\": %lld, \"k\": %lld, \"token_ms\": %s, \"k1_ms\": %s, \"k2_ms\": %s, "
                  "\"tensor_rht_sr_ms\": %s, \"tensor_over_token\": %s, \"token_frac\": %s, \"k2_frac\": %s, "
                  "\"swz_fused_ms\": %s, \"swz_sep_ms\": %s, \"grouped8_over_single\": %s, "
-                 "\"grouped64_over_single\": %s, \"grouped8_r128_over_single\": %s, \"some_eager\": %s}",
+                 "\"grouped64_over_single\": %s, \"grouped8_r128_over_single\": %s, \"rs_over_token\": %s, "
+                 "\"rs_frac\": %s, \"some_eager\": %s}",
                  i == 0 ? "" : ",", static_cast<long long>(s.m), static_cast<long long>(s.k), jnum(s.token).c_str(),
                  jnum(s.k1).c_str(), jnum(s.k2).c_str(), jnum(s.tensor).c_str(), jnum(s.tensor / s.token).c_str(),
                  jnum(s.token_frac).c_str(), jnum(s.k2_frac).c_str(), jnum(s.fused).c_str(), jnum(s.sep).c_str(),
-                 jnum(s.g8).c_str(), jnum(s.g64).c_str(), jnum(s.g8r).c_str(), s.star ? "true" : "false");
+                 jnum(s.g8).c_str(), jnum(s.g64).c_str(), jnum(s.g8r).c_str(), jnum(s.rs).c_str(), jnum(s.rs_frac).c_str(),
+                 s.star ? "true" : "false");
   }
   std::fprintf(f, "\n  ],\n  \"notes\": [");
   write_json_strings(f, g_run.notes);
@@ -229,15 +241,17 @@ void print_table() {
   }
   std::printf("\nper shape (graph ms; * = some value from eager): tensor/token = tensor_rht_sr / token;"
               " frac of the floors;\nfused = swz_fused, sep = swz_sep; g8, g64 = grouped N / single token; g8r128 ="
-              " grouped8_r128 / single token;\ng8h, g8w, g8u = grouped8_host, grouped8_worst, grouped8_uneven / single token\n");
-  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s %6s %5s %5s %5s\n", "M", "K", "token", "k1", "k2",
-              "tensor", "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64", "g8r128", "g8h", "g8w", "g8u");
+              " grouped8_r128 / single token;\ng8h, g8w, g8u = grouped8_host, grouped8_worst, grouped8_uneven / single token;"
+              " rs/tok = row-scaled rs / token\n");
+  std::printf("%6s %5s %9s %9s %9s %9s %7s %6s %6s %9s %9s %5s %5s %6s %5s %5s %5s %6s\n", "M", "K", "token", "k1", "k2",
+              "tensor", "ten/tok", "frac", "k2frac", "fused", "sep", "g8", "g64", "g8r128", "g8h", "g8w", "g8u", "rs/tok");
   for (const Shape& sh : distinct_shapes(g_run.rows)) {
     const Summary s = summary_of(sh.m, sh.k);
-    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f %6.2f %5.2f %5.2f %5.2f%s\n",
+    std::printf("%6lld %5lld %s %s %s %s %7.2f %6.3f %6.3f %s %s %5.2f %5.2f %6.2f %5.2f %5.2f %5.2f %6.3f%s\n",
                 static_cast<long long>(s.m), static_cast<long long>(s.k), cell(s.token).c_str(), cell(s.k1).c_str(),
                 cell(s.k2).c_str(), cell(s.tensor).c_str(), s.tensor / s.token, s.token_frac, s.k2_frac,
-                cell(s.fused).c_str(), cell(s.sep).c_str(), s.g8, s.g64, s.g8r, s.g8h, s.g8w, s.g8u, s.star ? " *" : "");
+                cell(s.fused).c_str(), cell(s.sep).c_str(), s.g8, s.g64, s.g8r, s.g8h, s.g8w, s.g8u, s.rs,
+                s.star ? " *" : "");
   }
   print_notes_and_warnings(g_run);
   std::fflush(stdout);
@@ -468,6 +482,16 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
       return lowp_quantize(&t.x, &q, &c, st);
     };
   };
+  // Row-scaled NVFP4, both copies, compact scales.
+  auto row_scaled = [&](bool rht, bool sr, bool amax_given, bool four_over_six) -> Call {
+    return [&, rht, sr, amax_given, four_over_six](int s) {
+      const Set& t = sets[static_cast<size_t>(s)];
+      lowp_quantized_tensor q = q_of(t, p, LOWP_SCALING_NVFP4_ROW_SCALED, LOWP_SCALE_LAYOUT_COMPACT);
+      lowp_quant_config c = token_cfg(rht, sr, amax_given);
+      c.four_over_six = four_over_six;
+      return lowp_quantize(&t.x, &q, &c, st);
+    };
+  };
   auto k1 = [&](int s) {
     const Set& t = sets[static_cast<size_t>(s)];
     const lowp_quant_config c = token_cfg(false, false, false);
@@ -565,6 +589,10 @@ void bench_shape(const Options& o, const Arenas& A, const Plan& p, cudaStream_t 
       {"swz_sep", token_floor, swz_sep, -1},
       {"swizzle", 2 * S, swizzle, -1},
       {"tensor_rht_sr", 6 * n + n + S + 8, tensor_rht_sr, -1},
+      {"rs", token_floor, row_scaled(false, false, false, false), -1},
+      {"rs_k2", 2 * n + n + S + Am, row_scaled(false, false, true, false), -1},
+      {"rs_4over6", token_floor, row_scaled(false, false, false, true), -1},
+      {"rs_rht_sr", token_floor, row_scaled(true, true, false, false), -1},
   };
   for (int g = 0; g < kGroups; ++g) {
     if (members[g].empty()) continue;

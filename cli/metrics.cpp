@@ -4,6 +4,9 @@
 #include <limits>
 #include <stdexcept>
 
+#include "numerics/convert.h"
+#include "numerics/nvfp4_four_over_six.h"
+
 namespace lowp_cli {
 namespace {
 
@@ -73,6 +76,25 @@ NonFiniteCounts count_nonfinite(std::span<const float> x) {
     n.inf += std::isinf(f);
   }
   return n;
+}
+
+double map4_fraction(std::span<const float> x, int64_t rows, int64_t cols, std::span<const uint8_t> scales,
+                     std::span<const float> amax, float outer_max, bool tiles_2d) {
+  const int64_t blocks = cols / 16, scale_cols = (blocks + 3) / 4 * 4;
+  if (rows == 0 || blocks == 0) return 0;
+  int64_t map4 = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    const float s_enc = lowp::num::nvfp4_encode_scale(amax[amax.size() == 1 ? 0 : i], outer_max);
+    for (int64_t jb = 0; jb < blocks; ++jb) {
+      uint32_t bits = 0;  // the block's (2D: its tile's) amax
+      const int64_t r0 = tiles_2d ? i / 16 * 16 : i, r1 = tiles_2d ? r0 + 16 : i + 1;
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = jb * 16; c < jb * 16 + 16; ++c) bits = lowp::num::amax_bits_fold(bits, x[r * cols + c]);
+      const lowp::num::Nvfp4ScaleCandidates cand = lowp::num::nvfp4_four_over_six_scales(lowp::num::float_of(bits), s_enc);
+      map4 += cand.s4 != cand.s6 && scales[i * scale_cols + jb] == cand.s4;
+    }
+  }
+  return static_cast<double>(map4) / static_cast<double>(rows * blocks);
 }
 
 }  // namespace lowp_cli

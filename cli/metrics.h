@@ -29,6 +29,14 @@ double peak_to_rms(std::span<const float> x);
 double clipped_percent(std::span<const uint8_t> codes, lowp_dtype code_dtype, std::span<const float> x,
                        std::span<const float> xhat);
 
+// 4over6 (numerics §5c): the fraction of an NVFP4 rowwise copy's blocks that kept map-4, i.e.
+// whose block scale is the map-4 candidate of their block (2D: 16x16 tile) amax and differs from
+// the map-6 one. x: rows x cols input values; scales: the compact rowwise block scales
+// [roundup(rows,128)][roundup(cols/16,4)]; amax: the copy's one outer amax, or one per row
+// (row-scaled); outer_max: the recorded 6E.
+double map4_fraction(std::span<const float> x, int64_t rows, int64_t cols, std::span<const uint8_t> scales,
+                     std::span<const float> amax, float outer_max, bool tiles_2d);
+
 // NaN and +-inf elements of x.
 struct NonFiniteCounts {
   int64_t nan = 0;

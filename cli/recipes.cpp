@@ -147,6 +147,9 @@ RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
     const std::vector<float> xhat = dequantize(qb.q, LOWP_ROWWISE, b);
     run.stats = error_stats(in.values, xhat);
     run.clipped_pct = clipped_percent(qb.data[0].download_all<uint8_t>(), r.dtype, in.values, xhat);
+    if (cfg.four_over_six)
+      run.map4_fraction = map4_fraction(in.values, in.host.rows, in.host.cols, qb.scale_inv[0].download_all<uint8_t>(),
+                                        qb.amax[0].download_all<float>(), qb.q.nvfp4_outer_max, cfg.block_2d != 0);
     if (r.columnwise && !columnwise)
       run.note = "rowwise copy only: NVFP4 makes the columnwise copy (blocks of 16 along the rows of x) "
                  "only when rows % 16 == 0";
@@ -161,6 +164,7 @@ RecipeRun run_recipe(const Recipe& r, const PreparedInput& in, Backend b) {
     const bool fp8_per_tensor = r.scaling == LOWP_SCALING_CURRENT || r.scaling == LOWP_SCALING_DELAYED;
     if (fp8_per_tensor || cfg.block_2d) check_columnwise_is_transpose(qb.q, xhat, col);
     if (r.scaling == LOWP_SCALING_NVFP4_PER_TENSOR && rht) run.estimate = measure_estimate(qb, cfg, in, col_ref, b);
+
   } catch (const LowpError& e) {
     run.status = e.status == LOWP_ERROR_UNSUPPORTED ? RunStatus::kUnsupported : RunStatus::kError;
     run.message = e.what();

@@ -23,8 +23,12 @@ struct Recipe {
   bool columnwise;
   void (*tune)(lowp_quant_config& cfg);                   // recipe knobs over the defaults; may be null
   const char* (*shape_rule)(int64_t rows, int64_t cols);  // why a shape is skipped; may be null
-  // A per-token recipe: the per-tensor recipe of the same role it is compared with; else null.
+  // A per-row recipe (per-token, row-scaled): the per-tensor recipe of the same role it is
+  // compared with; else null.
   const char* baseline;
+  // A 4over6 recipe: the recipe it varies, whose rowwise copy is the same encode with the standard
+  // block scale (the 4over6 section compares the two); else null.
+  const char* four_over_six_base = nullptr;
 };
 
 std::span<const Recipe> recipe_table();
@@ -74,6 +78,9 @@ struct RecipeRun {
   std::optional<ErrorStats> col_stats;
   const char* col_domain = nullptr;  // "transpose" (x^T) or "rht16" (RHT16 * 0.25 of x^T's 16-blocks)
   std::optional<AmaxEstimate> estimate;
+  // 4over6 recipes: the fraction of the rowwise copy's blocks that kept map-4 (their largest
+  // value on 4): its block scale is the map-4 candidate and the two candidates differ.
+  std::optional<double> map4_fraction;
 };
 
 // Never throws for library or CUDA errors: they come back as kUnsupported / kError.

@@ -38,9 +38,12 @@ const char* const kMetricsHelp =
     "    clip %: columnwise blocks whose exact post-RHT block amax b exceeds the estimate, i.e.\n"
     "    whose ideal decode scale b*S_enc/6 is above E4M3's 448, so their scale saturates and\n"
     "    their largest values clip (0 with the exact amax).\n"
-    "  Per-token minus per-tensor: SNR of each per-token recipe minus its per-tensor baseline of\n"
-    "    the same role, rowwise and columnwise, on outlier-heavy tensors: max|x|/rms(x) > 10\n"
-    "    (Gaussian data stays under 6).\n"
+    "  Per-token minus per-tensor: SNR of each per-row recipe (per-token, row-scaled) minus its\n"
+    "    per-tensor baseline of the same role, rowwise and columnwise, on outlier-heavy tensors:\n"
+    "    max|x|/rms(x) > 10 (Gaussian data stays under 6).\n"
+    "  4over6: map-4 %: rowwise blocks (2D: their tiles) whose block scale is the map-4 candidate\n"
+    "    (the block's largest value on 4 instead of 6, where the two candidates differ); row SNR\n"
+    "    minus the SNR of the recipe it varies (the same blocks, standard scales).\n"
     "  GEMM view: for a triple x (tokens x in), W (out x in), dy (tokens x out), each GEMM recipe\n"
     "    quantizes all three (both copies, shipped defaults) and runs fprop y = x W^T, dgrad\n"
     "    dx = dy W and wgrad dW = dy^T x with lowp_gemm (fp32 out); SNR against the fp64 product\n"
@@ -82,6 +85,8 @@ void print_table(std::ostream& out, const std::vector<Record>& records) {
 void print_json(std::ostream& out, const std::vector<Record>& records, const std::vector<GemmRecord>& gemm) {
   std::map<const Record*, PerTokenDelta> deltas;
   for (const PerTokenDelta& d : per_token_deltas(records)) deltas.emplace(d.per_token, d);
+  std::map<const Record*, FourOverSixDelta> fos;
+  for (const FourOverSixDelta& d : four_over_six_deltas(records)) fos.emplace(d.four_over_six, d);
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const Record& r : records) {
     NumberFields num;
@@ -121,6 +126,10 @@ void print_json(std::ostream& out, const std::vector<Record>& records, const std
       j["est_col_snr_db"] = num.value("est_col_snr_db", x.estimate->col_stats.snr_db);
       j["est_clip_fraction"] = num.value("est_clip_fraction", x.estimate->clipped_fraction);
     }
+    if (x.map4_fraction) j["map4_fraction"] = num.value("map4_fraction", *x.map4_fraction);
+    if (const auto it = fos.find(&r); it != fos.end())
+      j["four_over_six_minus_base"] = {{"baseline", it->second.base->recipe},
+                                       {"snr_db", num.value("four_over_six_minus_base.snr_db", it->second.snr_db)}};
     if (const auto it = deltas.find(&r); it != deltas.end()) {
       const PerTokenDelta& d = it->second;
       nlohmann::ordered_json delta = {{"baseline", d.per_tensor->recipe},

@@ -48,6 +48,15 @@ struct PerTokenDelta {
 };
 std::vector<PerTokenDelta> per_token_deltas(const std::vector<Record>& records);
 
+// A 4over6 recipe against the recipe it varies (Recipe::four_over_six_base) on the same tensor,
+// both run: rowwise SNR difference in dB (> 0: 4over6 is better).
+struct FourOverSixDelta {
+  const Record* four_over_six;
+  const Record* base;
+  double snr_db;
+};
+std::vector<FourOverSixDelta> four_over_six_deltas(const std::vector<Record>& records);
+
 // Reasons (not run, rowwise copy only) go to numbered notes under the table, each printed once.
 void print_table(std::ostream& out, const std::vector<Record>& records);
 
@@ -59,8 +68,9 @@ void print_summary(std::ostream& out, const std::vector<Record>& records);
 // The tensors whose input holds NaN or Inf, one "name shape: N NaN, M Inf" each (empty: none).
 std::vector<std::string> nonfinite_tensors(const std::vector<Record>& records);
 
-// The NVFP4 sections under the main table: amax estimation on the RHT columnwise copies, and
-// per-token minus per-tensor SNR on the outlier-heavy tensors. Each prints only when it has rows.
+// The NVFP4 sections under the main table: amax estimation on the RHT columnwise copies,
+// per-token minus per-tensor SNR on the outlier-heavy tensors, and 4over6 (the blocks that kept
+// map-4, SNR against the base recipe). Each prints only when it has rows.
 void print_nvfp4_summaries(std::ostream& out, const std::vector<Record>& records);
 
 // What every column and field means, for --help and the end of the text report.

@@ -1,5 +1,5 @@
 // The NVFP4 sections of the text report (report.h): amax estimation on the RHT columnwise
-// copies, and per-token minus per-tensor SNR on the outlier-heavy tensors.
+// copies, per-token minus per-tensor SNR on the outlier-heavy tensors, and 4over6's map-4 blocks.
 #include <cmath>
 #include <limits>
 
@@ -25,7 +25,43 @@ std::vector<PerTokenDelta> per_token_deltas(const std::vector<Record>& records) 
   return out;
 }
 
+std::vector<FourOverSixDelta> four_over_six_deltas(const std::vector<Record>& records) {
+  std::vector<FourOverSixDelta> out;
+  for (const Record& fos : records) {
+    const Recipe* recipe = find_recipe(fos.recipe);
+    if (recipe == nullptr || recipe->four_over_six_base == nullptr || fos.run.status != RunStatus::kOk) continue;
+    for (const Record& base : records)
+      if (base.recipe == recipe->four_over_six_base && same_tensor(base, fos) && base.run.status == RunStatus::kOk) {
+        out.push_back({&fos, &base, fos.run.stats.snr_db - base.run.stats.snr_db});
+        break;
+      }
+  }
+  return out;
+}
+
+namespace {
+
+// 4over6: per tensor and recipe, the blocks that kept map-4 and the rowwise SNR against the base.
+void print_four_over_six(std::ostream& out, const std::vector<Record>& records) {
+  TextTable t({"tensor", "shape", "4over6", "base", "map-4 %", "row SNR", "base SNR", "+dB"}, 3);
+  const Record* last = nullptr;
+  for (const FourOverSixDelta& d : four_over_six_deltas(records)) {
+    const Record& r = *d.four_over_six;
+    t.add({r.tensor, shape_of(r), r.recipe, d.base->recipe, fmt("%.2f", 100.0 * r.run.map4_fraction.value_or(0)),
+           fmt("%.2f", r.run.stats.snr_db), fmt("%.2f", d.base->run.stats.snr_db), fmt("%+.2f", d.snr_db)},
+          last != nullptr && !same_tensor(*last, r));
+    last = &r;
+  }
+  if (t.empty()) return;
+  out << "\nNVFP4 4over6: rowwise blocks that kept map-4 (their largest value on 4 instead of 6) and the "
+         "rowwise SNR against the recipe it varies\n\n";
+  t.print(out);
+}
+
+}  // namespace
+
 void print_nvfp4_summaries(std::ostream& out, const std::vector<Record>& records) {
+  print_four_over_six(out, records);
   TextTable est({"tensor", "shape", "recipe", "factor", "est/exact", "col SNR exact", "col SNR est", "est - exact",
                  "clip %"},
                 3);

@@ -12,10 +12,15 @@ import sys
 import tempfile
 
 FP8_RECIPES = {"fp8_e4m3_current", "fp8_e4m3_delayed", "fp8_e4m3_per_token", "fp8_e5m2_current"}
-# NVFP4 per-tensor (numerics §8 role defaults) and per-token, each with its columnwise copy.
+# NVFP4 per-tensor (numerics §8 role defaults), per-token and row-scaled, each with its
+# columnwise copy, and the 4over6 variants (no RHT).
 NVFP4_RHT_PER_TENSOR = {"nvfp4_input": 2.0, "nvfp4_grad": 1.0}  # -> amax estimation factor
-NVFP4_PER_TOKEN = {"nvfp4_token_input": "nvfp4_input", "nvfp4_token_grad": "nvfp4_grad"}  # -> baseline
-NVFP4_RECIPES = set(NVFP4_RHT_PER_TENSOR) | {"nvfp4_weight"} | set(NVFP4_PER_TOKEN)
+NVFP4_PER_TOKEN = {"nvfp4_token_input": "nvfp4_input", "nvfp4_token_grad": "nvfp4_grad",  # -> baseline
+                   "nvfp4_rowscaled_input": "nvfp4_input", "nvfp4_rowscaled_grad": "nvfp4_grad"}
+NVFP4_FOUR_OVER_SIX = {"nvfp4_4over6": "nvfp4_input", "nvfp4_4over6_weight": "nvfp4_weight",  # -> base
+                       "nvfp4_rowscaled_4over6": "nvfp4_rowscaled_input"}
+NVFP4_2D = {"nvfp4_weight", "nvfp4_4over6_weight"}  # columnwise = transpose
+NVFP4_RECIPES = set(NVFP4_RHT_PER_TENSOR) | NVFP4_2D | set(NVFP4_PER_TOKEN) | set(NVFP4_FOUR_OVER_SIX)
 
 
 def run(lowp, *args):
@@ -127,7 +132,7 @@ def case_nvfp4_report(lowp):
         for key in ("col_snr_db", "col_rel_l2", "col_max_abs_err"):
             assert finite(r[key]), f"{name}: {key} = {r.get(key)}"
         assert r["col_snr_db"] > 10, name
-        if r["col_domain"] == "transpose" and r["recipe"] != "fp8_e4m3_per_token":
+        if r["recipe"] in FP8_RECIPES or r["recipe"] in NVFP4_2D:
             # FP8 per-tensor and NVFP4 2D blocks: the columnwise copy is the exact transpose
             # (the same errors, summed in another order).
             assert abs(r["col_snr_db"] - r["snr_db"]) < 1e-9, name
@@ -154,6 +159,17 @@ def case_nvfp4_report(lowp):
             assert abs(d["col_snr_db"] - (r["col_snr_db"] - base["col_snr_db"])) < 1e-9, name
         else:
             assert "per_token_minus_per_tensor" not in r, name
+        if r["recipe"] in NVFP4_FOUR_OVER_SIX:
+            d = r["four_over_six_minus_base"]
+            base = by[(r["tensor"], r["rows"], r["cols"], NVFP4_FOUR_OVER_SIX[r["recipe"]])]
+            assert d["baseline"] == base["recipe"], name
+            assert abs(d["snr_db"] - (r["snr_db"] - base["snr_db"])) < 1e-9, name
+            assert 0 <= r["map4_fraction"] <= 1, name
+            if r["tensor"] == "gaussian" and r["recipe"] != "nvfp4_4over6_weight":
+                # 1D: map-4 wins often on Gaussian blocks, and the rowwise error drops.
+                assert r["map4_fraction"] > 0.1 and d["snr_db"] > 0.2, name
+        else:
+            assert "map4_fraction" not in r and "four_over_six_minus_base" not in r, name
     # The gradient's factor 1.0 leaves some Gaussian blocks above the estimate (seed 1234).
     assert any(r.get("est_clip_fraction", 0) > 0 for r in records if r["recipe"] == "nvfp4_grad")
     heavy = {(r["tensor"], r["rows"], r["cols"]) for r in records if r["outlier_heavy"]}
@@ -170,8 +186,10 @@ def case_nvfp4_report(lowp):
     assert "NVFP4 amax estimation on the RHT columnwise copy" in est and "clip %" in est, p.stdout
     tok_table = tok.split("GEMM view:")[0]
     assert "outlier_cols" in tok_table and "nvfp4_token_input" in tok_table and "gaussian" not in tok_table, tok
+    assert "NVFP4 4over6: rowwise blocks that kept map-4" in p.stdout and "map-4 %" in p.stdout, p.stdout
     h = run(lowp, "report", "--help")
     assert "nvfp4_token_grad" in h.stdout and "clip %" in h.stdout and "max|x|/rms(x) > 10" in h.stdout, h.stdout
+    assert "nvfp4_rowscaled_4over6" in h.stdout and "map-4 %" in h.stdout, h.stdout
 
 
 def write_safetensors(path, tensors, metadata=None, header_pad=0):
@@ -318,14 +336,14 @@ def case_rowwise_only(lowp):
         records = report_json(lowp, "--input", path)
         text = run(lowp, "report", "--input", path, "--backend", "cpu", "--quiet")
     by = {r["recipe"]: r for r in records}
-    for recipe in NVFP4_RECIPES - {"nvfp4_weight"}:
+    for recipe in NVFP4_RECIPES - NVFP4_2D:
         r = by[recipe]
         assert r["status"] == "ok" and "col_snr_db" not in r and "rows % 16" in r["note"], r
         check_ok_record(r)
         assert not any(k.startswith("est_") for k in r), r
     assert "col_snr_db" not in by["nvfp4_token_input"]["per_token_minus_per_tensor"], by["nvfp4_token_input"]
-    w = by["nvfp4_weight"]
-    assert w["status"] == "skipped" and "16x16" in w["message"] and "rows % 16" in w["message"], w
+    for w in (by[r] for r in NVFP4_2D):
+        assert w["status"] == "skipped" and "16x16" in w["message"] and "rows % 16" in w["message"], w
     assert by["fp8_e4m3_current"]["status"] == "ok" and "col_snr_db" in by["fp8_e4m3_current"], by
     assert text.returncode == 0, text.stderr
     summary = text.stdout.split("Summary per recipe")[1]

@@ -96,8 +96,16 @@ typedef enum lowp_scaling {
   LOWP_SCALING_CURRENT = 1,   /**< FP8: amax pass, scale from amax, cast */
   LOWP_SCALING_PER_TOKEN = 2, /**< FP8: one scale per row (rowwise) / per column of x (columnwise) */
   LOWP_SCALING_NVFP4_PER_TENSOR = 3, /**< NVFP4 with one outer amax per orientation */
-  LOWP_SCALING_NVFP4_PER_TOKEN = 4   /**< NVFP4 with one outer amax per row of each orientation */
+  LOWP_SCALING_NVFP4_PER_TOKEN = 4,  /**< NVFP4 with one outer amax per row of each orientation */
+  LOWP_SCALING_NVFP4_ROW_SCALED = 5  /**< NVFP4 with one raw outer amax per row of each orientation
+                                          and the per-tensor math (TE's row-scaled NVFP4) */
 } lowp_scaling;
+
+/** How 4over6 (lowp_quant_config.four_over_six) measures a candidate's error (numerics §5c). */
+typedef enum lowp_four_over_six_error {
+  LOWP_FOUR_OVER_SIX_MAE = 0, /**< sum of |x^ - x| over the block (default) */
+  LOWP_FOUR_OVER_SIX_MSE = 1  /**< sum of (x^ - x)^2 */
+} lowp_four_over_six_error;
 
 /** Layout of NVFP4 block scales (SPEC §6). */
 typedef enum lowp_scale_layout {
@@ -139,10 +147,10 @@ typedef struct lowp_quantized_part {
                         NVFP4 per-tensor: 1 float, this orientation's outer amax A (required for
                         every requested part): written by lowp_quantize, or read when
                         cfg->amax_given is 1; read by lowp_dequantize.
-                        NVFP4 per-token: raw outer amax per orientation row (rowwise: rows
-                        floats, columnwise: cols floats; required for every requested part):
-                        written by lowp_quantize, or read when cfg->amax_given is 1; read by
-                        lowp_dequantize. */
+                        NVFP4 per-token and row-scaled: raw outer amax per orientation row
+                        (rowwise: rows floats, columnwise: cols floats; required for every
+                        requested part): written by lowp_quantize, or read when
+                        cfg->amax_given is 1; read by lowp_dequantize. */
 } lowp_quantized_part;
 
 /**
@@ -163,6 +171,13 @@ typedef struct lowp_quantized_tensor {
   float* scale_inv; /**< written: 1 / scale. */
   float* amax;      /**< delayed: max|x| folded in (atomic max; point it at the history's h[0]).
                          current: written (overwritten) with max|x|. */
+  /* Appended after the first release (lowp.h: growable structs). */
+  float nvfp4_outer_max; /**< NVFP4: 6E, the outer maximum the copies were encoded against
+                              (numerics §5c): 2688 (E = 448: every recipe's standard) or 1536
+                              (4over6 with cfg->four_over_six_scale_max = 256). lowp_quantize of an
+                              NVFP4 recipe writes it (when q->struct_size covers it);
+                              lowp_dequantize and lowp_gemm read it. 0 (the initialisers' value)
+                              reads as 2688. */
 } lowp_quantized_tensor;
 
 /**
@@ -203,6 +218,17 @@ typedef struct lowp_quant_config {
                                    the promise allows: with 128 (members padded to 128-row GEMM
                                    tiles) no launched block idles, which matters for small
                                    groups. Host member rows: launches are sized exactly. */
+  /* Appended after the first release (lowp.h: growable structs). */
+  int four_over_six;          /**< NVFP4 per-tensor (1D and 2D) and row-scaled: 1: 4over6 adaptive
+                                   block scaling (numerics §5c): each block (2D: each 16x16 tile)
+                                   is encoded with its largest value mapped to 6 and to 4, and the
+                                   candidate with the smaller error is kept (map-6 on a tie). Not
+                                   with rht or stochastic_rounding. Default 0. */
+  lowp_four_over_six_error four_over_six_error; /**< with four_over_six: LOWP_FOUR_OVER_SIX_MAE
+                                   (default) or LOWP_FOUR_OVER_SIX_MSE */
+  float four_over_six_scale_max; /**< with four_over_six: E, the largest block scale the outer
+                                   scale aims at (S_enc = 6E / A): 448 (default) or 256 (head-room
+                                   for map-4's 1.5x). Recorded as q->nvfp4_outer_max = 6E. */
 } lowp_quant_config;
 
 /** Fills `cfg` with the defaults above, struct_size included. NULL cfg: no-op. */
@@ -260,8 +286,9 @@ typedef struct lowp_quantized_sizes {
  * rowwise R = rows, B = cols/16 and columnwise R = cols, B = rows/16 (the same byte
  * count in both scale layouts); amax_bytes = 4 each; tensor_scale_bytes = 0. When rows % 16 != 0
  * no columnwise copy can be made and its three sizes are 0.
- * NVFP4 per-token (E2M1 + LOWP_SCALING_NVFP4_PER_TOKEN): as per-tensor, except amax_bytes =
- * 4 * rows (rowwise) and 4 * cols (columnwise). Grouped: lowp_nvfp4_grouped_sizes.
+ * NVFP4 per-token and row-scaled (E2M1 + LOWP_SCALING_NVFP4_PER_TOKEN or _ROW_SCALED): as
+ * per-tensor, except amax_bytes = 4 * rows (rowwise) and 4 * cols (columnwise). Grouped:
+ * lowp_nvfp4_grouped_sizes. 4over6 needs no other sizes.
  * Aliasing: none (writes *sizes only).
  */
 LOWP_API lowp_status lowp_quantized_sizes_query(lowp_dtype dtype, lowp_scaling scaling,
@@ -395,8 +422,29 @@ LOWP_API lowp_status lowp_quantized_tensor_from_layout(const lowp_quantized_layo
  *   E2M1(v * m), with RHT E2M1(RHT16(g) * (m * 0.25)). A block whose scale decodes to 0 writes
  *   codes 0 (positive zero) whatever the signs.
  * - Knobs: rht (columnwise copy only), rht_sign_mask, stochastic_rounding + rng_state (block
- *   (i, j) draws with index i*B + j, as per-tensor), amax_given. block_2d and amax_estimation
- *   belong to the per-tensor recipe and are rejected, as are the FP8-only knobs.
+ *   (i, j) draws with index i*B + j, as per-tensor), amax_given. block_2d, amax_estimation and
+ *   four_over_six belong to the per-tensor recipe and are rejected, as are the FP8-only knobs.
+ *
+ * NVFP4 row-scaled (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_ROW_SCALED; numerics §5b): the
+ * per-token recipe's buffers and outer amaxes with the per-tensor recipe's math, row by row.
+ * - Outer amaxes: as per-token (K1: lowp_nvfp4_amax_per_row), except that with cfg->rht the
+ *   columnwise amax of column k is that of the bf16-rounded transform below: per-token's value
+ *   rounded to bf16.
+ * - Encode of orientation row i with its raw amax A_i: S_enc = S_enc(A_i) as per-tensor (no
+ *   floor: a zero row gets 1), per 16-element block the per-tensor block scale and multiplier
+ *   m = min(1 / (float(s) * (1 / S_enc)), FLT_MAX) (a block whose scale is 0 gets m = FLT_MAX:
+ *   its codes saturate, and it dequantizes to 0), codes E2M1(v * m). With cfg->rht the columnwise
+ *   values are bf16(RHT16(g) * 0.25) as per-tensor.
+ * - Knobs: rht, rht_sign_mask, stochastic_rounding + rng_state, amax_given, four_over_six (not
+ *   with rht or SR; 1D blocks). block_2d and amax_estimation are rejected.
+ *
+ * 4over6 (cfg->four_over_six, per-tensor 1D and 2D, and row-scaled; numerics §5c): S_enc =
+ * min(6E / A, FLT_MAX) with E = cfg->four_over_six_scale_max; per block (tile) amax b,
+ * base = (b / 6) * S_enc, candidates s6 = UE4M3(min(base, 448)) and s4 = UE4M3(min(base * 1.5, 448)),
+ * each encoded with the multiplier above; the one whose values ((e2m1(q) * float(s)) * A) / 6E lie
+ * closer to the input (cfg->four_over_six_error) is kept. lowp_quantize records 6E in
+ * q->nvfp4_outer_max; with E = 256 q->struct_size must cover that member.
+ *
  * Aliasing: x (and cfg->rng_state) are read; q's buffers that the recipe uses are written,
  * except the DELAYED q->scale and, with cfg->amax_given, the parts' amax, which are read. No
  * written buffer may overlap any other buffer of the call (checked: LOWP_ERROR_INVALID_ARGUMENT,
@@ -413,6 +461,8 @@ LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* 
  * copy made with RHT dequantizes to the RHT domain (bf16(RHT16(g) * 0.25)), not to x^T.
  * NVFP4 per-token: the same with A = max(part.amax[r], 1e-12) for row r of the orientation (as
  * the encoder used it). A columnwise copy made with RHT dequantizes to RHT16(g) * 0.25 (fp32).
+ * NVFP4 row-scaled: the per-tensor rule with A = part.amax[r] (raw) for row r.
+ * 1/2688 is 1/6E, 6E = q->nvfp4_outer_max (0: 2688; 1536 after 4over6 with E = 256).
  * Aliasing: out->data may overlap none of the buffers of q that it reads (checked); not in
  * place.
  */
@@ -607,12 +657,22 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_
                                                const lowp_quant_config* cfg, void* stream);
 
 /**
+ * K1 of a per-row NVFP4 recipe alone: `scaling` LOWP_SCALING_NVFP4_PER_TOKEN (the same as
+ * lowp_nvfp4_amax_per_token) or LOWP_SCALING_NVFP4_ROW_SCALED, whose col_amax with cfg->rht is
+ * that of the bf16-rounded transform (numerics §5b): the per-token value rounded to bf16. Without
+ * RHT both recipes' amaxes are the same. Everything else as lowp_nvfp4_amax_per_token.
+ */
+LOWP_API lowp_status lowp_nvfp4_amax_per_row(const lowp_tensor* x, lowp_scaling scaling, float* row_amax,
+                                             float* col_amax, const lowp_quant_config* cfg, void* stream);
+
+/**
  * Grouped NVFP4 per-token quantize (SPEC §5, "Grouped"): N members split along the rows of one
  * tensor x (R x K, R = x->rows = sum of member_rows, K = x->cols), one pass for the whole group,
  * every member's outputs byte-identical to lowp_quantize of that member alone (with SR: the
- * block numbering below). q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN, q->rows/cols
- * = x's; the knobs, shapes and per-part requirements are lowp_quantize's per-token ones, with
- * "M" meaning each member's rows: K % 16 == 0; with the columnwise copy every M_t % 16 == 0.
+ * block numbering below). q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN or
+ * LOWP_SCALING_NVFP4_ROW_SCALED, q->rows/cols = x's; the knobs, shapes and per-part requirements
+ * are lowp_quantize's of that recipe, with "M" meaning each member's rows: K % 16 == 0; with the
+ * columnwise copy every M_t % 16 == 0.
  *
  * member_rows: N int64 (N >= 1), M_t >= 0 (empty members allowed; R may be 0, x->data still
  * not NULL), 8-byte aligned, in host or device memory. Member t covers rows [R_t, R_t + M_t) of
@@ -670,6 +730,15 @@ LOWP_API lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_t
                                              const int64_t* member_rows, float* row_amax, float* col_amax,
                                              const lowp_quant_config* cfg, void* workspace,
                                              size_t workspace_bytes, void* stream);
+
+/**
+ * lowp_nvfp4_grouped_amax for either per-row NVFP4 recipe (`scaling` as lowp_nvfp4_amax_per_row):
+ * with LOWP_SCALING_NVFP4_ROW_SCALED and cfg->rht the column amaxes are rounded to bf16.
+ */
+LOWP_API lowp_status lowp_nvfp4_grouped_amax_per_row(const lowp_tensor* x, lowp_scaling scaling, int64_t num_tensors,
+                                                     const int64_t* member_rows, float* row_amax, float* col_amax,
+                                                     const lowp_quant_config* cfg, void* workspace,
+                                                     size_t workspace_bytes, void* stream);
 
 /**
  * Buffer sizes for lowp_nvfp4_grouped_quantize of N members with R rows in total and K cols,

@@ -18,7 +18,10 @@ RECIPES = {
     "fp8_per_token": _lowp.SCALING_PER_TOKEN,
     "nvfp4_per_tensor": _lowp.SCALING_NVFP4_PER_TENSOR,
     "nvfp4_per_token": _lowp.SCALING_NVFP4_PER_TOKEN,
+    "nvfp4_row_scaled": _lowp.SCALING_NVFP4_ROW_SCALED,
 }
+FOUR_OVER_SIX_ERRORS = {"mae": _lowp.FOUR_OVER_SIX_MAE, "mse": _lowp.FOUR_OVER_SIX_MSE}
+_PER_ROW_NVFP4 = ("nvfp4_per_token", "nvfp4_row_scaled")
 FP8_DTYPES = {"e4m3": _lowp.DTYPE_E4M3, "e5m2": _lowp.DTYPE_E5M2}
 QUANTIZED_DTYPES = {**FP8_DTYPES, "e2m1": _lowp.DTYPE_E2M1}
 OUTPUT_DTYPES = {"float32": _lowp.DTYPE_FLOAT32, "float16": _lowp.DTYPE_FLOAT16, "bfloat16": _lowp.DTYPE_BFLOAT16}
@@ -96,7 +99,9 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
              stochastic_rounding: Optional[bool] = None, rng_state: Optional[Array] = None,
              block_2d: Optional[bool] = None, amax_estimation: Optional[bool] = None,
              amax_estimation_factor: Optional[float] = None, rowwise_amax: Optional[Array] = None,
-             columnwise_amax: Optional[Array] = None) -> QuantizedTensor:
+             columnwise_amax: Optional[Array] = None, four_over_six: Optional[bool] = None,
+             four_over_six_error: Optional[str] = None,
+             four_over_six_scale_max: Optional[float] = None) -> QuantizedTensor:
     """Quantizes x (float32, float16 or bfloat16; rows = all but the last dimension) to FP8 or
     NVFP4 (lowp_quantize): the rowwise copy and/or the columnwise copy (x transposed) in one pass.
 
@@ -117,6 +122,8 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
       "nvfp4_per_token": as NVFP4 with one outer amax per row of each copy. Its ``role``
         defaults are the same for every role (numerics §5: no RHT, no stochastic rounding,
         1D blocks); ask for rht / stochastic_rounding explicitly.
+      "nvfp4_row_scaled": per-token's amaxes with the per-tensor math row by row (TE's
+        row-scaled NVFP4; numerics §5b); ``role`` defaults as per-token's.
     dtype: "e4m3" (default) or "e5m2" for FP8; NVFP4 is "e2m1".
     amax_epsilon, power_of_two_scale: FP8 scale-from-amax options.
     NVFP4 knobs (None: the role's default): scale_layout ("compact" or "swizzled", the GEMM
@@ -124,7 +131,10 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
       int64/uint64 array {seed, offset} on x's device; lowp.rng_advance moves it on), block_2d,
       amax_estimation and amax_estimation_factor (per-tensor), rowwise_amax / columnwise_amax
       (amaxes computed elsewhere, e.g. by lowp.nvfp4_amax_per_token or reduced across ranks:
-      read instead of computed).
+      read instead of computed), four_over_six (per-tensor and row-scaled, not with RHT or SR:
+      each block keeps its largest value on 4 or on 6, whichever errs less; numerics §5c) with
+      four_over_six_error ("mae", default, or "mse") and four_over_six_scale_max (448, default,
+      or 256).
 
     Shapes: FP8 any rows x cols >= 1; NVFP4 cols % 16 == 0, rows % 16 == 0 for the columnwise
     copy or 16x16 blocks. Errors raise ValueError (a rule broken; lowp's message names it),
@@ -141,7 +151,8 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
         _none_or_fp8(recipe, role=role, rht=rht, rht_sign_mask=rht_sign_mask,
                      stochastic_rounding=stochastic_rounding, rng_state=rng_state, block_2d=block_2d,
                      amax_estimation=amax_estimation, amax_estimation_factor=amax_estimation_factor,
-                     rowwise_amax=rowwise_amax, columnwise_amax=columnwise_amax)
+                     rowwise_amax=rowwise_amax, columnwise_amax=columnwise_amax, four_over_six=four_over_six,
+                     four_over_six_error=four_over_six_error, four_over_six_scale_max=four_over_six_scale_max)
         if scale_layout != "compact":
             raise ValueError(f"scale_layout: an NVFP4 knob; recipe {recipe!r} does not take it")
         dtype = dtype or "e4m3"
@@ -167,15 +178,18 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
         raise ValueError(f"dtype: NVFP4 codes are 'e2m1'; got {dtype!r}")
     layout = _choice("scale_layout", scale_layout, SCALE_LAYOUTS)
     role_code = None if role is None else _choice("role", role, ROLES)
-    per_token = recipe == "nvfp4_per_token"
+    error_code = None if four_over_six_error is None else _choice("four_over_six_error", four_over_six_error,
+                                                                   FOUR_OVER_SIX_ERRORS)
     r, rs, ra, c, cs, ca = _run(
-        "nvfp4_quantize", x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwise, columnwise, layout,
+        "nvfp4_quantize", x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, layout,
         role_code, rht, rht_sign_mask, stochastic_rounding, block_2d, amax_estimation, amax_estimation_factor,
-        float(amax_epsilon), bool(power_of_two_scale))
+        four_over_six, error_code, four_over_six_scale_max, float(amax_epsilon), bool(power_of_two_scale))
     options = {k: v for k, v in (("role", role), ("rht", rht), ("rht_sign_mask", rht_sign_mask),
                                  ("stochastic_rounding", stochastic_rounding), ("block_2d", block_2d),
                                  ("amax_estimation", amax_estimation),
-                                 ("amax_estimation_factor", amax_estimation_factor)) if v is not None}
+                                 ("amax_estimation_factor", amax_estimation_factor),
+                                 ("four_over_six", four_over_six), ("four_over_six_error", four_over_six_error),
+                                 ("four_over_six_scale_max", four_over_six_scale_max)) if v is not None}
     return QuantizedTensor(recipe, "e2m1", shape,
                            QuantizedPart(r, rs, ra if rowwise_amax is None else rowwise_amax) if rowwise else None,
                            QuantizedPart(c, cs, ca if columnwise_amax is None else columnwise_amax)
@@ -223,7 +237,8 @@ def dequantize(q: QuantizedTensor, which: str = "rowwise", dtype: Any = "float32
 
 def _copy_args(q, which, which_arg, name):
     """The operator arguments of one copy of q: (data, scale_inv, amax, dtype, scaling,
-    scale_layout, rows, cols, orientation), scale_inv the tensor's for FP8 per-tensor."""
+    scale_layout, rows, cols, nvfp4_outer_max, orientation), scale_inv the tensor's for FP8
+    per-tensor."""
     orientation = _choice(which_arg, which, ORIENTATIONS)
     part = q.columnwise if orientation == _lowp.COLUMNWISE else q.rowwise
     if part is None:
@@ -231,7 +246,8 @@ def _copy_args(q, which, which_arg, name):
     scale_inv = q.scale_inv if q.recipe in ("fp8_delayed", "fp8_current") else part.scale_inv
     return (part.data, scale_inv, part.amax, _choice(f"{name}.dtype", q.dtype, QUANTIZED_DTYPES),
             _choice(f"{name}.recipe", q.recipe, RECIPES),
-            _choice(f"{name}.scale_layout", q.scale_layout, SCALE_LAYOUTS), q.rows, q.cols, orientation)
+            _choice(f"{name}.scale_layout", q.scale_layout, SCALE_LAYOUTS), q.rows, q.cols, q.nvfp4_outer_max,
+            orientation)
 
 
 def gemm(a: QuantizedTensor, a_copy: str, b: QuantizedTensor, b_copy: str, *, out_dtype: Any = None,
@@ -246,7 +262,7 @@ def gemm(a: QuantizedTensor, a_copy: str, b: QuantizedTensor, b_copy: str, *, ou
       lowp.gemm(qdy, "columnwise", qx, "columnwise", accumulate_into=dw)   # wgrad, dw += dy^T x
 
     Both from one family: FP8 per-tensor (fp8_current / fp8_delayed; e4m3 x e4m3, e4m3 x e5m2,
-    e5m2 x e4m3), FP8 per-token, NVFP4 per-tensor, NVFP4 per-token. The outer scales, bias and
+    e5m2 x e4m3), FP8 per-token, NVFP4 per-tensor, per-token or row-scaled. The outer scales, bias and
     accumulation follow numerics §8 in fp32.
 
     out_dtype: "bfloat16" (default) or "float32" (or the framework's dtype object).
@@ -289,13 +305,22 @@ def amax_per_token(x: Array, *, rows: bool = True, cols: bool = True) -> tuple:
     return (r if rows else None), (c if cols else None)
 
 
+def _per_row_recipe(recipe):
+    scaling = _choice("recipe", recipe, RECIPES)
+    if recipe not in _PER_ROW_NVFP4:
+        raise ValueError(f"recipe: {recipe!r}; expected one of {', '.join(map(repr, _PER_ROW_NVFP4))}")
+    return scaling
+
+
 def nvfp4_amax_per_token(x: Array, *, rows: bool = True, cols: bool = True, rht: bool = False,
-                         rht_sign_mask: Optional[int] = None) -> tuple:
-    """The NVFP4 per-token amax pass alone (lowp_nvfp4_amax_per_token): (row_amax, col_amax),
-    with rht the columns' amaxes of the RHT copy (rows % 16 == 0). Pass them to
-    lowp.quantize(..., rowwise_amax=, columnwise_amax=) to get the composite call's bytes."""
+                         rht_sign_mask: Optional[int] = None, recipe: str = "nvfp4_per_token") -> tuple:
+    """The amax pass of a per-row NVFP4 recipe alone (lowp_nvfp4_amax_per_row): (row_amax,
+    col_amax), with rht the columns' amaxes of the RHT copy (rows % 16 == 0; recipe
+    "nvfp4_row_scaled": rounded to bf16). Pass them to lowp.quantize(..., rowwise_amax=,
+    columnwise_amax=) of the same recipe to get the composite call's bytes."""
+    scaling = _per_row_recipe(recipe)
     x = _input(x)
-    r, c = _run("nvfp4_amax_per_token", x, rows, cols, rht, rht_sign_mask)
+    r, c = _run("nvfp4_amax_per_row", x, scaling, rows, cols, rht, rht_sign_mask)
     return (r if rows else None), (c if cols else None)
 
 
@@ -429,24 +454,32 @@ def nvfp4_grouped_quantize(x: Array, member_rows: Array, *, rowwise: bool = True
                            scale_layout: str = "compact", rht: Optional[bool] = None,
                            rht_sign_mask: Optional[int] = None, stochastic_rounding: Optional[bool] = None,
                            rng_state: Optional[Array] = None, group_row_multiple: int = 0,
-                           rowwise_amax: Optional[Array] = None,
-                           columnwise_amax: Optional[Array] = None) -> Nvfp4GroupedTensor:
-    """Grouped NVFP4 per-token (lowp_nvfp4_grouped_quantize): N members split along the rows of
+                           rowwise_amax: Optional[Array] = None, columnwise_amax: Optional[Array] = None,
+                           recipe: str = "nvfp4_per_token", four_over_six: Optional[bool] = None,
+                           four_over_six_error: Optional[str] = None,
+                           four_over_six_scale_max: Optional[float] = None) -> Nvfp4GroupedTensor:
+    """Grouped per-row NVFP4 (lowp_nvfp4_grouped_quantize): N members split along the rows of
     x (R x K), member t the next member_rows[t] rows (int64 array of N, host or x's device).
-    Every member's bytes equal lowp.quantize(member, "nvfp4_per_token") alone (SR blocks
-    numbered member after member). Knobs as lowp.quantize's per-token ones; group_row_multiple
-    (0, 16, 32, 64, 128) promises every member's rows are a multiple of it. rowwise_amax (R
-    floats) / columnwise_amax ([N][K]) given: read instead of computed. Layout of the result:
-    Nvfp4GroupedTensor."""
+    Every member's bytes equal lowp.quantize(member, recipe) alone (SR blocks numbered member
+    after member). recipe: "nvfp4_per_token" or "nvfp4_row_scaled"; knobs as lowp.quantize's for
+    it; group_row_multiple (0, 16, 32, 64, 128) promises every member's rows are a multiple of it.
+    rowwise_amax (R floats) / columnwise_amax ([N][K]) given: read instead of computed. Layout of
+    the result: Nvfp4GroupedTensor."""
+    scaling = _per_row_recipe(recipe)
     layout = _choice("scale_layout", scale_layout, SCALE_LAYOUTS)
+    error_code = None if four_over_six_error is None else _choice("four_over_six_error", four_over_six_error,
+                                                                   FOUR_OVER_SIX_ERRORS)
     x = _input(x)
     (member_rows,) = _layout(x, (member_rows,), ("member_rows",))
     r, rs, ra, c, cs, ca, ws = _run(
-        "nvfp4_grouped_quantize", x, member_rows, rowwise_amax, columnwise_amax, rng_state, rowwise, columnwise,
-        layout, rht, rht_sign_mask, stochastic_rounding, int(group_row_multiple))
-    options = {k: v for k, v in (("rht", rht), ("rht_sign_mask", rht_sign_mask),
+        "nvfp4_grouped_quantize", x, member_rows, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise,
+        columnwise, layout, rht, rht_sign_mask, stochastic_rounding, int(group_row_multiple), four_over_six,
+        error_code, four_over_six_scale_max)
+    options = {k: v for k, v in (("recipe", recipe), ("rht", rht), ("rht_sign_mask", rht_sign_mask),
                                  ("stochastic_rounding", stochastic_rounding),
-                                 ("group_row_multiple", group_row_multiple)) if v}
+                                 ("group_row_multiple", group_row_multiple), ("four_over_six", four_over_six),
+                                 ("four_over_six_error", four_over_six_error),
+                                 ("four_over_six_scale_max", four_over_six_scale_max)) if v}
     return Nvfp4GroupedTensor(member_rows, tuple(x.shape),
                               QuantizedPart(r, rs, ra if rowwise_amax is None else rowwise_amax) if rowwise else None,
                               QuantizedPart(c, cs, ca if columnwise_amax is None else columnwise_amax)
@@ -454,12 +487,16 @@ def nvfp4_grouped_quantize(x: Array, member_rows: Array, *, rowwise: bool = True
 
 
 def nvfp4_grouped_amax(x: Array, member_rows: Array, *, rows: bool = True, cols: bool = True, rht: bool = False,
-                       rht_sign_mask: Optional[int] = None, group_row_multiple: int = 0) -> tuple:
-    """The grouped NVFP4 per-token amax pass alone (lowp_nvfp4_grouped_amax): (row_amax [R],
-    col_amax [N][K]) laid out as lowp.nvfp4_grouped_quantize's; one not asked for is None."""
+                       rht_sign_mask: Optional[int] = None, group_row_multiple: int = 0,
+                       recipe: str = "nvfp4_per_token") -> tuple:
+    """The grouped amax pass of a per-row NVFP4 recipe alone (lowp_nvfp4_grouped_amax_per_row):
+    (row_amax [R], col_amax [N][K]) laid out as lowp.nvfp4_grouped_quantize's; one not asked for
+    is None."""
+    scaling = _per_row_recipe(recipe)
     x = _input(x)
     (member_rows,) = _layout(x, (member_rows,), ("member_rows",))
-    r, c, _ = _run("nvfp4_grouped_amax", x, member_rows, rows, cols, rht, rht_sign_mask, int(group_row_multiple))
+    r, c, _ = _run("nvfp4_grouped_amax", x, member_rows, scaling, rows, cols, rht, rht_sign_mask,
+                   int(group_row_multiple))
     return (r if rows else None), (c if cols else None)
 
 

@@ -14,7 +14,8 @@ from ._arrays import Anchor, Input, address, address_of
 DTYPE_NAMES = {_lowp.DTYPE_FLOAT32: "float32", _lowp.DTYPE_FLOAT16: "float16", _lowp.DTYPE_BFLOAT16: "bfloat16"}
 _RNG_DTYPES = ("int64", "uint64")
 _PER_TENSOR_FP8 = (_lowp.SCALING_DELAYED, _lowp.SCALING_CURRENT)
-_NVFP4 = (_lowp.SCALING_NVFP4_PER_TENSOR, _lowp.SCALING_NVFP4_PER_TOKEN)
+_NVFP4 = (_lowp.SCALING_NVFP4_PER_TENSOR, _lowp.SCALING_NVFP4_PER_TOKEN, _lowp.SCALING_NVFP4_ROW_SCALED)
+_NO_OUTER_MAX = 0.0  # q descriptors' nvfp4_outer_max where it is not read (lowp_quantize writes it)
 # Grouped calls return their workspace (lowp.grouped_layout_error reads it) and grouped NVFP4 its
 # scale arrays sized for every split; a call writes them only in part, so they start zeroed and
 # every output is a function of the inputs (as torch.compile assumes of an operator).
@@ -87,7 +88,8 @@ def _fp8_per_tensor(X, scale, amax, dtype, scaling, rowwise, columnwise, amax_ep
     outs = X.alloc(_shapes.fp8_quantize(X.rows, X.cols, rowwise, columnwise, not scale_p))
     data, data_t, scale_o, scale_inv, amax_o = outs
     q = (dtype, scaling, _lowp.SCALE_LAYOUT_COMPACT, X.rows, X.cols, _addr(data, rowwise), 0, 0,
-         _addr(data_t, columnwise), 0, 0, scale_p or address(scale_o), address(scale_inv), amax_p or address(amax_o))
+         _addr(data_t, columnwise), 0, 0, scale_p or address(scale_o), address(scale_inv), amax_p or address(amax_o),
+         _NO_OUTER_MAX)
     return outs, q, _lowp.QuantConfig(amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale)
 
 
@@ -117,42 +119,45 @@ def fp8_quantize_per_token(x, dtype, rowwise, columnwise, amax_epsilon, power_of
     outs = X.alloc(_shapes.fp8_quantize_per_token(X.rows, X.cols, rowwise, columnwise))
     r = [_addr(a, rowwise) for a in outs[:3]]
     c = [_addr(a, columnwise) for a in outs[3:]]
-    q = (dtype, _lowp.SCALING_PER_TOKEN, _lowp.SCALE_LAYOUT_COMPACT, X.rows, X.cols, *r, *c, 0, 0, 0)
+    q = (dtype, _lowp.SCALING_PER_TOKEN, _lowp.SCALE_LAYOUT_COMPACT, X.rows, X.cols, *r, *c, 0, 0, 0, _NO_OUTER_MAX)
     cfg = _lowp.QuantConfig(amax_epsilon=amax_epsilon, power_of_two_scale=power_of_two_scale)
     _call(X, _lowp.quantize, X.address, X.dtype, X.rows, X.cols, q, cfg)
     return outs
 
 
-def nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwise, columnwise, scale_layout,
+def nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, scale_layout,
                    role, rht, rht_sign_mask, stochastic_rounding, block_2d, amax_estimation,
-                   amax_estimation_factor, amax_epsilon, power_of_two_scale):
-    """NVFP4 per-tensor or per-token: (codes, block scales, amax) of each copy; a given amax is
-    read (cfg.amax_given) and not returned."""
+                   amax_estimation_factor, four_over_six, four_over_six_error, four_over_six_scale_max,
+                   amax_epsilon, power_of_two_scale):
+    """NVFP4 per-tensor, per-token or row-scaled: (codes, block scales, amax) of each copy; a given
+    amax is read (cfg.amax_given) and not returned."""
     X = Input(x)
-    row_given = _given_amax(rowwise_amax, "rowwise_amax", X.rows if per_token else 1) if rowwise_amax is not None else 0
-    col_given = (_given_amax(columnwise_amax, "columnwise_amax", X.cols if per_token else 1)
+    per_row = scaling != _lowp.SCALING_NVFP4_PER_TENSOR
+    row_given = _given_amax(rowwise_amax, "rowwise_amax", X.rows if per_row else 1) if rowwise_amax is not None else 0
+    col_given = (_given_amax(columnwise_amax, "columnwise_amax", X.cols if per_row else 1)
                  if columnwise_amax is not None else 0)
-    outs = X.alloc(_shapes.nvfp4_quantize(X.rows, X.cols, per_token, rowwise, columnwise, bool(row_given),
+    outs = X.alloc(_shapes.nvfp4_quantize(X.rows, X.cols, per_row, rowwise, columnwise, bool(row_given),
                                           bool(col_given)))
     data, scales, amax, data_t, scales_t, amax_t = outs
-    scaling = _lowp.SCALING_NVFP4_PER_TOKEN if per_token else _lowp.SCALING_NVFP4_PER_TENSOR
     q = (_lowp.DTYPE_E2M1, scaling, scale_layout, X.rows, X.cols,
          _addr(data, rowwise), _addr(scales, rowwise), row_given or _addr(amax, rowwise),
-         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0)
-    cfg = _lowp.QuantConfig(role=role, per_token=per_token, amax_epsilon=amax_epsilon,
+         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0,
+         _NO_OUTER_MAX)
+    cfg = _lowp.QuantConfig(role=role, per_token=per_row, amax_epsilon=amax_epsilon,
                             power_of_two_scale=power_of_two_scale, rht=rht,
                             rht_sign_mask=rht_sign_mask, stochastic_rounding=stochastic_rounding,
                             rng_state=_rng(rng_state), block_2d=block_2d, amax_estimation=amax_estimation,
                             amax_estimation_factor=amax_estimation_factor,
-                            amax_given=True if row_given or col_given else None)
+                            amax_given=True if row_given or col_given else None, four_over_six=four_over_six,
+                            four_over_six_error=four_over_six_error, four_over_six_scale_max=four_over_six_scale_max)
     _call(X, _lowp.quantize, X.address, X.dtype, X.rows, X.cols, q, cfg)
     return outs
 
 
-def _copy_desc(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, prefix=""):
+def _copy_desc(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, outer_max, which, prefix=""):
     """The C descriptor of a quantized tensor x (rows x cols) holding only its `which` copy, after
-    checking that copy's buffers: (descriptor, the copy's rows, its cols). prefix names the
-    operand in messages ("a." -> "a.data")."""
+    checking that copy's buffers: (descriptor, the copy's rows, its cols). outer_max: NVFP4's
+    recorded 6E (0: 2688). prefix names the operand in messages ("a." -> "a.data")."""
     if rows < 0 or cols < 0:
         raise ValueError(f"{prefix}shape: {rows} x {cols}; must be >= 0")
     col = which == _lowp.COLUMNWISE
@@ -169,24 +174,26 @@ def _copy_desc(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, 
     elif scaling in _NVFP4:
         data_p = address_of(data, prefix + "data", "uint8", numel=rows * cols // 2)
         scales = math.prod(_shapes._scales(orient_rows, orient_cols // 16))
-        amaxes = orient_rows if scaling == _lowp.SCALING_NVFP4_PER_TOKEN else 1
+        amaxes = 1 if scaling == _lowp.SCALING_NVFP4_PER_TENSOR else orient_rows
         part = (data_p, address_of(scale_inv, prefix + "scale_inv", "uint8", numel=scales),
                 address_of(amax, prefix + "amax", "float32", numel=amaxes))
         tensor = (0, 0, 0)
     else:
         raise ValueError(f"{prefix}scaling: {scaling} is not a lowp scaling")
     none = (0, 0, 0)
-    q = (dtype, scaling, scale_layout, rows, cols, *(none if col else part), *(part if col else none), *tensor)
+    q = (dtype, scaling, scale_layout, rows, cols, *(none if col else part), *(part if col else none), *tensor,
+         float(outer_max))
     return q, orient_rows, orient_cols
 
 
-def dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, out_dtype):
+def dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, outer_max, which, out_dtype):
     """One copy of a quantized tensor (x's rows x cols) back to out_dtype: rows x cols
-    (rowwise) or cols x rows (columnwise)."""
+    (rowwise) or cols x rows (columnwise). outer_max: NVFP4's recorded 6E (0: 2688)."""
     if out_dtype not in DTYPE_NAMES:
         raise ValueError(f"dtype: {out_dtype} is not float32, float16 or bfloat16")
     D = Anchor(data, "data")
-    q, orient_rows, orient_cols = _copy_desc(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which)
+    q, orient_rows, orient_cols = _copy_desc(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, outer_max,
+                                             which)
     (out,) = D.alloc(_shapes.dequantize(rows, cols, which == _lowp.COLUMNWISE, DTYPE_NAMES[out_dtype]))
     _call(D, _lowp.dequantize, q, which, address(out), out_dtype, orient_rows, orient_cols)
     return out
@@ -196,7 +203,7 @@ _GEMM_OUTPUTS = {_lowp.DTYPE_BFLOAT16: "bfloat16", _lowp.DTYPE_FLOAT32: "float32
 
 
 def _gemm(a, b, d, out_dtype, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht):
-    """D = A . B^T, a and b each the 9 operand values of the torch schema (lowp/torch.py, the
+    """D = A . B^T, a and b each the 10 operand values of the torch schema (lowp/torch.py, the
     order of _copy_desc's arguments). d None: a new M x N array of out_dtype; else d (float32,
     M x N) is accumulated into. The workspace lowp_gemm asks for is allocated in a's framework."""
     A = Anchor(a[0], "a.data")
@@ -220,29 +227,29 @@ def _gemm(a, b, d, out_dtype, bias, fast_accumulation, a_columnwise_rht, b_colum
     cfg = _lowp.GemmConfig(bias=bias_p, bias_dtype=bias_dtype, accumulate=accumulate,
                            fast_accumulation=fast_accumulation, a_columnwise_rht=a_columnwise_rht,
                            b_columnwise_rht=b_columnwise_rht)
-    problem = (qa, a[8], qb, b[8], d_p, out_dtype, m, n, cfg)
+    problem = (qa, a[9], qb, b[9], d_p, out_dtype, m, n, cfg)
     ws = _call(A, _lowp.gemm_workspace_size, *problem, stream=False)
     (workspace,) = A.alloc([((ws,), "uint8")]) if ws else (None,)
     _call(A, _lowp.gemm, *problem, address(workspace) if ws else 0, ws)
     return d
 
 
-def gemm(a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy, b_data,
-         b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy, out_dtype, bias,
-         fast_accumulation, a_columnwise_rht, b_columnwise_rht):
+def gemm(a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_outer_max, a_copy,
+         b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_outer_max, b_copy,
+         out_dtype, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht):
     """D = A . B^T (M x N, out_dtype bfloat16 or float32), A the a_copy copy of tensor a
     (a_rows x a_cols), B likewise."""
-    a = (a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy)
-    b = (b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy)
+    a = (a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_outer_max, a_copy)
+    b = (b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_outer_max, b_copy)
     return _gemm(a, b, None, out_dtype, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht)
 
 
-def gemm_accumulate(a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy,
-                    b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy, d, bias,
-                    fast_accumulation, a_columnwise_rht, b_columnwise_rht):
+def gemm_accumulate(a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_outer_max,
+                    a_copy, b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols,
+                    b_outer_max, b_copy, d, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht):
     """d (float32, M x N) += A . B^T in place, operands as gemm's."""
-    a = (a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_copy)
-    b = (b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_copy)
+    a = (a_data, a_scale_inv, a_amax, a_dtype, a_scaling, a_scale_layout, a_rows, a_cols, a_outer_max, a_copy)
+    b = (b_data, b_scale_inv, b_amax, b_dtype, b_scaling, b_scale_layout, b_rows, b_cols, b_outer_max, b_copy)
     _gemm(a, b, d, None, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht)
 
 
@@ -262,12 +269,14 @@ def amax_per_token(x, rows, cols):
     return r, c
 
 
-def nvfp4_amax_per_token(x, rows, cols, rht, rht_sign_mask):
-    """NVFP4 per-token K1: (row amaxes, column amaxes, with rht those of the RHT copy)."""
+def nvfp4_amax_per_row(x, scaling, rows, cols, rht, rht_sign_mask):
+    """K1 of a per-row NVFP4 recipe (per-token, row-scaled): (row amaxes, column amaxes, with rht
+    those of the RHT copy)."""
     X = Input(x)
     r, c = X.alloc(_shapes.amax_per_token(X.rows, X.cols, rows, cols))
     cfg = _lowp.QuantConfig(rht=rht, rht_sign_mask=rht_sign_mask)
-    _call(X, _lowp.nvfp4_amax_per_token, X.address, X.dtype, X.rows, X.cols, _addr(r, rows), _addr(c, cols), cfg)
+    _call(X, _lowp.nvfp4_amax_per_row, X.address, X.dtype, X.rows, X.cols, scaling, _addr(r, rows), _addr(c, cols),
+          cfg)
     return r, c
 
 
@@ -378,10 +387,11 @@ def grouped_layout_error(workspace):
     return _call(W, _lowp.grouped_layout_error, address_of(workspace, "workspace", "uint8"))
 
 
-def nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, rowwise, columnwise,
-                           scale_layout, rht, rht_sign_mask, stochastic_rounding, group_row_multiple):
-    """Grouped NVFP4 per-token (members split along rows): (codes, scales, amax) of each copy in
-    lowp.h's layout, then the workspace."""
+def nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise,
+                           scale_layout, rht, rht_sign_mask, stochastic_rounding, group_row_multiple, four_over_six,
+                           four_over_six_error, four_over_six_scale_max):
+    """Grouped per-row NVFP4 (per-token or row-scaled; members split along rows): (codes, scales,
+    amax) of each copy in lowp.h's layout, then the workspace."""
     X = Input(x)
     (rows_p,), n = _layout((member_rows,), ("member_rows",))
     row_given = _given_amax(rowwise_amax, "rowwise_amax", X.rows) if rowwise_amax is not None else 0
@@ -390,24 +400,26 @@ def nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_st
     outs = X.alloc(_shapes.nvfp4_grouped_quantize(X.rows, X.cols, n, rowwise, columnwise, bool(row_given),
                                                   bool(col_given), ws), (1, 4, 6))
     data, scales, amax, data_t, scales_t, amax_t, workspace = outs
-    q = (_lowp.DTYPE_E2M1, _lowp.SCALING_NVFP4_PER_TOKEN, scale_layout, X.rows, X.cols,
+    q = (_lowp.DTYPE_E2M1, scaling, scale_layout, X.rows, X.cols,
          _addr(data, rowwise), _addr(scales, rowwise), row_given or _addr(amax, rowwise),
-         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0)
+         _addr(data_t, columnwise), _addr(scales_t, columnwise), col_given or _addr(amax_t, columnwise), 0, 0, 0,
+         _NO_OUTER_MAX)
     cfg = _lowp.QuantConfig(rht=rht, rht_sign_mask=rht_sign_mask, stochastic_rounding=stochastic_rounding,
                             rng_state=_rng(rng_state), group_row_multiple=group_row_multiple,
-                            amax_given=True if row_given or col_given else None)
+                            amax_given=True if row_given or col_given else None, four_over_six=four_over_six,
+                            four_over_six_error=four_over_six_error, four_over_six_scale_max=four_over_six_scale_max)
     _call(X, _lowp.nvfp4_grouped_quantize, X.address, X.dtype, X.rows, X.cols, n, rows_p, q, cfg,
           address(workspace), ws)
     return outs
 
 
-def nvfp4_grouped_amax(x, member_rows, rows, cols, rht, rht_sign_mask, group_row_multiple):
-    """Grouped NVFP4 per-token K1: (row amaxes [R], column amaxes [N][K], workspace)."""
+def nvfp4_grouped_amax(x, member_rows, scaling, rows, cols, rht, rht_sign_mask, group_row_multiple):
+    """Grouped K1 of a per-row NVFP4 recipe: (row amaxes [R], column amaxes [N][K], workspace)."""
     X = Input(x)
     (rows_p,), n = _layout((member_rows,), ("member_rows",))
     ws = _lowp.grouped_workspace_size(n)
     r, c, workspace = X.alloc(_shapes.nvfp4_grouped_amax(X.rows, X.cols, n, rows, cols, ws), (2,))
     cfg = _lowp.QuantConfig(rht=rht, rht_sign_mask=rht_sign_mask, group_row_multiple=group_row_multiple)
-    _call(X, _lowp.nvfp4_grouped_amax, X.address, X.dtype, X.rows, X.cols, n, rows_p, _addr(r, rows),
-          _addr(c, cols), cfg, address(workspace), ws)
+    _call(X, _lowp.nvfp4_grouped_amax_per_row, X.address, X.dtype, X.rows, X.cols, scaling, n, rows_p,
+          _addr(r, rows), _addr(c, cols), cfg, address(workspace), ws)
     return r, c, workspace

@@ -46,13 +46,13 @@ def fp8_quantize_per_token(rows, cols, rowwise, columnwise):
     return _parts(row, rowwise) + _parts(col, columnwise)
 
 
-def nvfp4_quantize(rows, cols, per_token, rowwise, columnwise, rowwise_amax_given, columnwise_amax_given):
+def nvfp4_quantize(rows, cols, per_row, rowwise, columnwise, rowwise_amax_given, columnwise_amax_given):
     """(codes, block scales, amax) of each copy; E2M1 codes two per byte. Given amaxes are the
     caller's arrays, so not produced."""
     row = [((rows, cols // 2), "uint8"), (_scales(rows, cols // 16), "uint8"),
-           (NONE if rowwise_amax_given else (rows if per_token else 1,), "float32")]
+           (NONE if rowwise_amax_given else (rows if per_row else 1,), "float32")]
     col = [((cols, rows // 2), "uint8"), (_scales(cols, rows // 16), "uint8"),
-           (NONE if columnwise_amax_given else (cols if per_token else 1,), "float32")]
+           (NONE if columnwise_amax_given else (cols if per_row else 1,), "float32")]
     return _parts(row, rowwise) + _parts(col, columnwise)
 
 

@@ -17,8 +17,8 @@ class QuantizedPart:
     scale_inv: FP8 per-token: float32 per orientation row (x ~ code * scale_inv). NVFP4: UE4M3
       block scales (uint8), the padded [roundup(R,128)][roundup(B,4)] array in the tensor's
       scale_layout. None for FP8 per-tensor (see QuantizedTensor.scale_inv).
-    amax: FP8 per-token: raw amax per orientation row. NVFP4 per-tensor: one float32; per-token:
-      one per orientation row. None for FP8 per-tensor.
+    amax: FP8 per-token: raw amax per orientation row. NVFP4 per-tensor: one float32; per-token
+      and row-scaled: one per orientation row. None for FP8 per-tensor.
     """
 
     data: Array
@@ -30,7 +30,8 @@ class QuantizedPart:
 class QuantizedTensor:
     """x quantized by one recipe: its rowwise and/or columnwise copy and their scales.
 
-    recipe: "fp8_delayed", "fp8_current", "fp8_per_token", "nvfp4_per_tensor" or "nvfp4_per_token".
+    recipe: "fp8_delayed", "fp8_current", "fp8_per_token", "nvfp4_per_tensor", "nvfp4_per_token"
+    or "nvfp4_row_scaled".
     dtype: "e4m3", "e5m2" (FP8) or "e2m1" (NVFP4). shape: x's shape (rows = all but the last
     dimension, cols = the last). scale, scale_inv, amax: FP8 per-tensor state (one float32 each;
     under delayed scaling scale and amax are the caller's arrays). options: the NVFP4 role and
@@ -60,6 +61,17 @@ class QuantizedTensor:
     @property
     def cols(self) -> int:
         return self.shape[-1]
+
+    @property
+    def nvfp4_outer_max(self) -> float:
+        """NVFP4: 6E, the outer maximum the copies were encoded against (lowp.h's
+        lowp_quantized_tensor.nvfp4_outer_max): 6 * four_over_six_scale_max with 4over6, else
+        2688 (0 for FP8, where it is not read)."""
+        if not self.recipe.startswith("nvfp4"):
+            return 0.0
+        if self.options.get("four_over_six"):
+            return 6.0 * float(self.options.get("four_over_six_scale_max", 448.0))
+        return 2688.0
 
     def dequantize(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
         """lowp.dequantize(self, which, dtype): the copy back in high precision."""
@@ -106,7 +118,8 @@ class GroupedQuantizedTensor:
 
 @dataclass
 class Nvfp4GroupedTensor:
-    """N members split along the rows of x (R x K), quantized to NVFP4 per-token, in lowp.h's
+    """N members split along the rows of x (R x K), quantized to NVFP4 per-token or row-scaled
+    (options["recipe"]), in lowp.h's
     layout of lowp_nvfp4_grouped_quantize: rowwise codes R x K/2 and amax [R]; columnwise codes
     the members' transposes back to back, amax [N][K]; each part's scales the members' padded
     arrays back to back (sized for any split). workspace: for lowp.grouped_layout_error.

@@ -21,11 +21,13 @@ _LIB = torch.library.Library("lowp", "DEF")
 _FP8_OUT = "(Tensor data, Tensor data_t, Tensor scale, Tensor scale_inv, Tensor amax)"
 _PARTS_OUT = "(Tensor data, Tensor scale_inv, Tensor amax, Tensor data_t, Tensor scale_inv_t, Tensor amax_t)"
 _FP8_KNOBS = "float amax_epsilon, bool power_of_two_scale"
+_FOUR_OVER_SIX = "bool? four_over_six, int? four_over_six_error, float? four_over_six_scale_max"
 _GROUP = "Tensor first_dims, Tensor last_dims, Tensor offsets"
 _GROUP_OUT = "(Tensor data, Tensor data_t, Tensor scale, Tensor scale_inv, Tensor amax, Tensor workspace)"
 # A GEMM operand: the copy it reads (data, its scales, its amax) and the tensor it belongs to.
 _GEMM_A, _GEMM_B = (f"Tensor {p}_data, Tensor? {p}_scale_inv, Tensor? {p}_amax, int {p}_dtype, int {p}_scaling, "
-                    f"int {p}_scale_layout, int {p}_rows, int {p}_cols, int {p}_copy" for p in "ab")
+                    f"int {p}_scale_layout, int {p}_rows, int {p}_cols, float {p}_outer_max, int {p}_copy"
+                    for p in "ab")
 _GEMM_KNOBS = "Tensor? bias, bool fast_accumulation, bool a_columnwise_rht, bool b_columnwise_rht"
 
 SCHEMAS = {
@@ -37,15 +39,15 @@ SCHEMAS = {
     "fp8_quantize_per_token": f"fp8_quantize_per_token(Tensor x, int dtype, bool rowwise, bool columnwise, "
                               f"{_FP8_KNOBS}) -> {_PARTS_OUT}",
     "nvfp4_quantize": "nvfp4_quantize(Tensor x, Tensor? rowwise_amax, Tensor? columnwise_amax, Tensor? rng_state, "
-                      "bool per_token, bool rowwise, bool columnwise, int scale_layout, int? role, bool? rht, "
+                      "int scaling, bool rowwise, bool columnwise, int scale_layout, int? role, bool? rht, "
                       "int? rht_sign_mask, bool? stochastic_rounding, bool? block_2d, bool? amax_estimation, "
-                      f"float? amax_estimation_factor, {_FP8_KNOBS}) -> {_PARTS_OUT}",
+                      f"float? amax_estimation_factor, {_FOUR_OVER_SIX}, {_FP8_KNOBS}) -> {_PARTS_OUT}",
     "dequantize": "dequantize(Tensor data, Tensor? scale_inv, Tensor? amax, int dtype, int scaling, int scale_layout, "
-                  "int rows, int cols, int which, int out_dtype) -> Tensor",
+                  "int rows, int cols, float outer_max, int which, int out_dtype) -> Tensor",
     "amax": "amax(Tensor x) -> Tensor",
     "amax_per_token": "amax_per_token(Tensor x, bool rows, bool cols) -> (Tensor row_amax, Tensor col_amax)",
-    "nvfp4_amax_per_token": "nvfp4_amax_per_token(Tensor x, bool rows, bool cols, bool rht, int? rht_sign_mask) "
-                            "-> (Tensor row_amax, Tensor col_amax)",
+    "nvfp4_amax_per_row": "nvfp4_amax_per_row(Tensor x, int scaling, bool rows, bool cols, bool rht, "
+                          "int? rht_sign_mask) -> (Tensor row_amax, Tensor col_amax)",
     "fp8_delayed_scaling_update": "fp8_delayed_scaling_update(Tensor(a!) amax_history, Tensor(b!) scale, "
                                   "Tensor(c!) scale_inv, int dtype, int margin, int algo) -> ()",
     "nvfp4_swizzle_scales": "nvfp4_swizzle_scales(Tensor compact, int rows, int blocks) -> Tensor",
@@ -59,15 +61,16 @@ SCHEMAS = {
     "grouped_dequantize": f"grouped_dequantize(Tensor data, Tensor scale_inv, {_GROUP}, int dtype, int scaling, "
                           "int which, int out_dtype) -> (Tensor out, Tensor workspace)",
     "nvfp4_grouped_quantize": "nvfp4_grouped_quantize(Tensor x, Tensor member_rows, Tensor? rowwise_amax, "
-                              "Tensor? columnwise_amax, Tensor? rng_state, bool rowwise, bool columnwise, "
-                              "int scale_layout, bool? rht, int? rht_sign_mask, bool? stochastic_rounding, "
-                              "int group_row_multiple) -> (Tensor data, Tensor scale_inv, Tensor amax, "
-                              "Tensor data_t, Tensor scale_inv_t, Tensor amax_t, Tensor workspace)",
+                              "Tensor? columnwise_amax, Tensor? rng_state, int scaling, bool rowwise, "
+                              "bool columnwise, int scale_layout, bool? rht, int? rht_sign_mask, "
+                              f"bool? stochastic_rounding, int group_row_multiple, {_FOUR_OVER_SIX}) -> "
+                              "(Tensor data, Tensor scale_inv, Tensor amax, Tensor data_t, Tensor scale_inv_t, "
+                              "Tensor amax_t, Tensor workspace)",
+    "nvfp4_grouped_amax": "nvfp4_grouped_amax(Tensor x, Tensor member_rows, int scaling, bool rows, bool cols, "
+                          "bool rht, int? rht_sign_mask, int group_row_multiple) -> (Tensor row_amax, "
+                          "Tensor col_amax, Tensor workspace)",
     "gemm": f"gemm({_GEMM_A}, {_GEMM_B}, int out_dtype, {_GEMM_KNOBS}) -> Tensor",
     "gemm_accumulate": f"gemm_accumulate({_GEMM_A}, {_GEMM_B}, Tensor(a!) d, {_GEMM_KNOBS}) -> ()",
-    "nvfp4_grouped_amax": "nvfp4_grouped_amax(Tensor x, Tensor member_rows, bool rows, bool cols, bool rht, "
-                          "int? rht_sign_mask, int group_row_multiple) -> (Tensor row_amax, Tensor col_amax, "
-                          "Tensor workspace)",
 }
 
 _DTYPES = {"uint8": torch.uint8, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -97,12 +100,12 @@ def _fake_fp8_quantize_per_token(x, dtype, rowwise, columnwise, *knobs):
     return _empty(x, _shapes.fp8_quantize_per_token(*_rows_cols(x), rowwise, columnwise))
 
 
-def _fake_nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, per_token, rowwise, columnwise, *knobs):
-    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), per_token, rowwise, columnwise,
-                                            rowwise_amax is not None, columnwise_amax is not None))
+def _fake_nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, *knobs):
+    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), scaling != _api.RECIPES["nvfp4_per_tensor"], rowwise,
+                                            columnwise, rowwise_amax is not None, columnwise_amax is not None))
 
 
-def _fake_dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, which, out_dtype):
+def _fake_dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, outer_max, which, out_dtype):
     (spec,) = _shapes.dequantize(rows, cols, which == _api.ORIENTATIONS["columnwise"], _core.DTYPE_NAMES[out_dtype])
     return data.new_empty(spec[0], dtype=_DTYPES[spec[1]])
 
@@ -113,6 +116,10 @@ def _fake_amax(x):
 
 def _fake_amax_per_token(x, rows, cols, *knobs):
     return _empty(x, _shapes.amax_per_token(*_rows_cols(x), rows, cols))
+
+
+def _fake_nvfp4_amax_per_row(x, scaling, rows, cols, *knobs):
+    return _fake_amax_per_token(x, rows, cols)
 
 
 def _fake_in_place(*args):
@@ -147,26 +154,26 @@ def _fake_grouped_dequantize(data, scale_inv, first_dims, last_dims, offsets, dt
                          ((_shapes.grouped_workspace_bytes(n),), "uint8")])
 
 
-def _fake_nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, rowwise, columnwise,
-                                 *knobs):
+def _fake_nvfp4_grouped_quantize(x, member_rows, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise,
+                                 columnwise, *knobs):
     n = member_rows.numel()
     return _empty(x, _shapes.nvfp4_grouped_quantize(*_rows_cols(x), n, rowwise, columnwise,
                                                     rowwise_amax is not None, columnwise_amax is not None,
                                                     _shapes.grouped_workspace_bytes(n)))
 
 
-def _fake_nvfp4_grouped_amax(x, member_rows, rows, cols, *knobs):
+def _fake_nvfp4_grouped_amax(x, member_rows, scaling, rows, cols, *knobs):
     n = member_rows.numel()
     return _empty(x, _shapes.nvfp4_grouped_amax(*_rows_cols(x), n, rows, cols, _shapes.grouped_workspace_bytes(n)))
 
 
 def _fake_gemm(*args):
-    a_rows, a_cols, a_copy = args[6:9]
-    b_rows, b_cols, b_copy = args[15:18]
+    a_rows, a_cols, _, a_copy = args[6:10]
+    b_rows, b_cols, _, b_copy = args[16:20]
     columnwise = _api.ORIENTATIONS["columnwise"]
     m = a_cols if a_copy == columnwise else a_rows
     n = b_cols if b_copy == columnwise else b_rows
-    return args[0].new_empty((m, n), dtype=_DTYPES[_core.DTYPE_NAMES[args[18]]])
+    return args[0].new_empty((m, n), dtype=_DTYPES[_core.DTYPE_NAMES[args[20]]])
 
 
 _FAKES = {
@@ -177,7 +184,7 @@ _FAKES = {
     "dequantize": _fake_dequantize,
     "amax": _fake_amax,
     "amax_per_token": _fake_amax_per_token,
-    "nvfp4_amax_per_token": _fake_amax_per_token,
+    "nvfp4_amax_per_row": _fake_nvfp4_amax_per_row,
     "fp8_delayed_scaling_update": _fake_in_place,
     "nvfp4_swizzle_scales": _fake_nvfp4_swizzle_scales,
     "rng_advance": _fake_in_place,
@@ -186,8 +193,6 @@ _FAKES = {
     "grouped_amax": _fake_grouped_amax,
     "grouped_dequantize": _fake_grouped_dequantize,
     "nvfp4_grouped_quantize": _fake_nvfp4_grouped_quantize,
-    "gemm": f"gemm({_GEMM_A}, {_GEMM_B}, int out_dtype, {_GEMM_KNOBS}) -> Tensor",
-    "gemm_accumulate": f"gemm_accumulate({_GEMM_A}, {_GEMM_B}, Tensor(a!) d, {_GEMM_KNOBS}) -> ()",
     "nvfp4_grouped_amax": _fake_nvfp4_grouped_amax,
     "gemm": _fake_gemm,
     "gemm_accumulate": _fake_in_place,

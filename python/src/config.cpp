@@ -23,7 +23,9 @@ QuantConfig make_config(std::optional<int> role, bool per_token, std::optional<f
                         std::optional<uint32_t> rht_sign_mask, std::optional<bool> stochastic_rounding,
                         uintptr_t rng_state, std::optional<bool> block_2d,
                         std::optional<bool> amax_estimation, std::optional<float> amax_estimation_factor,
-                        std::optional<bool> amax_given, std::optional<int> group_row_multiple) {
+                        std::optional<bool> amax_given, std::optional<int> group_row_multiple,
+                        std::optional<bool> four_over_six, std::optional<int> four_over_six_error,
+                        std::optional<float> four_over_six_scale_max) {
   QuantConfig c;
   if (role && per_token)
     lowp_quant_config_nvfp4_per_token(static_cast<lowp_tensor_role>(*role), &c.cfg);
@@ -42,6 +44,9 @@ QuantConfig make_config(std::optional<int> role, bool per_token, std::optional<f
   set_if(c.cfg.amax_estimation_factor, amax_estimation_factor);
   set_if(c.cfg.amax_given, amax_given);
   set_if(c.cfg.group_row_multiple, group_row_multiple);
+  set_if(c.cfg.four_over_six, four_over_six);
+  set_if(c.cfg.four_over_six_error, four_over_six_error);
+  set_if(c.cfg.four_over_six_scale_max, four_over_six_scale_max);
   return c;
 }
 
@@ -58,7 +63,8 @@ void bind_config(nb::module_& m) {
            nb::arg("rht_sign_mask") = nb::none(), nb::arg("stochastic_rounding") = nb::none(),
            nb::arg("rng_state") = 0, nb::arg("block_2d") = nb::none(), nb::arg("amax_estimation") = nb::none(),
            nb::arg("amax_estimation_factor") = nb::none(), nb::arg("amax_given") = nb::none(),
-           nb::arg("group_row_multiple") = nb::none())
+           nb::arg("group_row_multiple") = nb::none(), nb::arg("four_over_six") = nb::none(),
+           nb::arg("four_over_six_error") = nb::none(), nb::arg("four_over_six_scale_max") = nb::none())
       .def_prop_ro("amax_epsilon", [](const QuantConfig& c) { return c.cfg.amax_epsilon; })
       .def_prop_ro("power_of_two_scale", [](const QuantConfig& c) { return c.cfg.power_of_two_scale != 0; })
       .def_prop_ro("rht", [](const QuantConfig& c) { return c.cfg.rht != 0; })
@@ -69,7 +75,10 @@ void bind_config(nb::module_& m) {
       .def_prop_ro("amax_estimation", [](const QuantConfig& c) { return c.cfg.amax_estimation != 0; })
       .def_prop_ro("amax_estimation_factor", [](const QuantConfig& c) { return c.cfg.amax_estimation_factor; })
       .def_prop_ro("amax_given", [](const QuantConfig& c) { return c.cfg.amax_given != 0; })
-      .def_prop_ro("group_row_multiple", [](const QuantConfig& c) { return c.cfg.group_row_multiple; });
+      .def_prop_ro("group_row_multiple", [](const QuantConfig& c) { return c.cfg.group_row_multiple; })
+      .def_prop_ro("four_over_six", [](const QuantConfig& c) { return c.cfg.four_over_six != 0; })
+      .def_prop_ro("four_over_six_error", [](const QuantConfig& c) { return static_cast<int>(c.cfg.four_over_six_error); })
+      .def_prop_ro("four_over_six_scale_max", [](const QuantConfig& c) { return c.cfg.four_over_six_scale_max; });
 }
 
 }  // namespace lowp_py

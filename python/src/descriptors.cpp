@@ -34,6 +34,7 @@ lowp_quantized_tensor quantized(const QDesc& d) {
   q.scale = ptr<float>(std::get<11>(d));
   q.scale_inv = ptr<float>(std::get<12>(d));
   q.amax = ptr<float>(std::get<13>(d));
+  q.nvfp4_outer_max = std::get<14>(d);
   return q;
 }
 

@@ -16,9 +16,10 @@ T* ptr(uintptr_t address) {
 lowp_tensor dense(uintptr_t data, int dtype, int64_t rows, int64_t cols);
 
 // (dtype, scaling, scale_layout, rows, cols, rowwise (data, scale_inv, amax),
-//  columnwise (data, scale_inv, amax), scale, scale_inv, amax): the Python side's order.
+//  columnwise (data, scale_inv, amax), scale, scale_inv, amax, nvfp4_outer_max): the Python
+// side's order.
 using QDesc = std::tuple<int, int, int, int64_t, int64_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t,
-                         uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t>;
+                         uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, float>;
 
 // Starts from LOWP_QUANTIZED_TENSOR_INIT (struct_size set), then every field of d.
 lowp_quantized_tensor quantized(const QDesc& d);

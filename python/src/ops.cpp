@@ -109,13 +109,14 @@ void bind_ops(nb::module_& m) {
     check(lowp_amax_per_token(&t, ptr<float>(row_amax), ptr<float>(col_amax), ptr(stream)), "lowp_amax_per_token");
   }, release());
 
-  m.def("nvfp4_amax_per_token", [](uintptr_t x, int dtype, int64_t rows, int64_t cols, uintptr_t row_amax,
-                                   uintptr_t col_amax, const QuantConfig* cfg, uintptr_t stream) {
+  m.def("nvfp4_amax_per_row", [](uintptr_t x, int dtype, int64_t rows, int64_t cols, int scaling, uintptr_t row_amax,
+                                 uintptr_t col_amax, const QuantConfig* cfg, uintptr_t stream) {
     const lowp_tensor t = dense(x, dtype, rows, cols);
-    check(lowp_nvfp4_amax_per_token(&t, ptr<float>(row_amax), ptr<float>(col_amax), config_ptr(cfg), ptr(stream)),
-          "lowp_nvfp4_amax_per_token");
-  }, nb::arg("x"), nb::arg("dtype"), nb::arg("rows"), nb::arg("cols"), nb::arg("row_amax"), nb::arg("col_amax"),
-     nb::arg("cfg").none(), nb::arg("stream"), release());
+    check(lowp_nvfp4_amax_per_row(&t, static_cast<lowp_scaling>(scaling), ptr<float>(row_amax), ptr<float>(col_amax),
+                                  config_ptr(cfg), ptr(stream)),
+          "lowp_nvfp4_amax_per_row");
+  }, nb::arg("x"), nb::arg("dtype"), nb::arg("rows"), nb::arg("cols"), nb::arg("scaling"), nb::arg("row_amax"),
+     nb::arg("col_amax"), nb::arg("cfg").none(), nb::arg("stream"), release());
 
   m.def("fp8_delayed_scaling_update", [](int64_t num_tensors, int64_t history_len, uintptr_t history,
                                          uintptr_t scale, uintptr_t scale_inv, int fp8_dtype, int margin,
@@ -186,16 +187,16 @@ void bind_ops(nb::module_& m) {
      nb::arg("member_rows"), nb::arg("q"), nb::arg("cfg").none(), nb::arg("workspace"),
      nb::arg("workspace_bytes"), nb::arg("stream"), release());
 
-  m.def("nvfp4_grouped_amax", [](uintptr_t x, int dtype, int64_t rows, int64_t cols, int64_t num_tensors,
-                                 uintptr_t member_rows, uintptr_t row_amax, uintptr_t col_amax,
-                                 const QuantConfig* cfg, uintptr_t workspace, size_t workspace_bytes,
-                                 uintptr_t stream) {
+  m.def("nvfp4_grouped_amax_per_row", [](uintptr_t x, int dtype, int64_t rows, int64_t cols, int scaling,
+                                         int64_t num_tensors, uintptr_t member_rows, uintptr_t row_amax,
+                                         uintptr_t col_amax, const QuantConfig* cfg, uintptr_t workspace,
+                                         size_t workspace_bytes, uintptr_t stream) {
     const lowp_tensor t = dense(x, dtype, rows, cols);
-    check(lowp_nvfp4_grouped_amax(&t, num_tensors, ptr<const int64_t>(member_rows), ptr<float>(row_amax),
-                                  ptr<float>(col_amax), config_ptr(cfg), ptr(workspace), workspace_bytes,
-                                  ptr(stream)),
-          "lowp_nvfp4_grouped_amax");
-  }, nb::arg("x"), nb::arg("dtype"), nb::arg("rows"), nb::arg("cols"), nb::arg("num_tensors"),
+    check(lowp_nvfp4_grouped_amax_per_row(&t, static_cast<lowp_scaling>(scaling), num_tensors,
+                                          ptr<const int64_t>(member_rows), ptr<float>(row_amax), ptr<float>(col_amax),
+                                          config_ptr(cfg), ptr(workspace), workspace_bytes, ptr(stream)),
+          "lowp_nvfp4_grouped_amax_per_row");
+  }, nb::arg("x"), nb::arg("dtype"), nb::arg("rows"), nb::arg("cols"), nb::arg("scaling"), nb::arg("num_tensors"),
      nb::arg("member_rows"), nb::arg("row_amax"), nb::arg("col_amax"), nb::arg("cfg").none(),
      nb::arg("workspace"), nb::arg("workspace_bytes"), nb::arg("stream"), release());
 

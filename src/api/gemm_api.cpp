@@ -93,7 +93,7 @@ GemmOuter outer_of(Family f) {
     case Family::kFp8PerToken: return GemmOuter::kFp8PerRow;
     case Family::kNvfp4PerTensor: return GemmOuter::kNvfp4PerTensor;
     case Family::kNvfp4PerToken: return GemmOuter::kNvfp4PerTokenFloored;
-    // Row-scaled NVFP4 (numerics §5b) maps to GemmOuter::kNvfp4PerRowRaw once its scaling exists.
+    case Family::kNvfp4RowScaled: return GemmOuter::kNvfp4PerRowRaw;
   }
   return GemmOuter::kFp8PerTensor;
 }
@@ -145,7 +145,7 @@ lowp_status prepare(const lowp_quantized_tensor* a, const lowp_orientation& a_co
   g.a = oa.view;
   g.b = ob.view;
   g.outer = outer_of(oa.family);
-  g.inv_denominator = num::kNvfp4GemmInvDenominator;
+  g.inv_denominator = num::nvfp4_gemm_inv_denominator(oa.outer_max, ob.outer_max);
   g.d = d->data;
   g.d_dtype = d->dtype;
   g.bias = c.bias;

@@ -6,6 +6,8 @@
 #include "core/error.h"
 #include "core/growable.h"
 #include "core/validate.h"
+#include "numerics/nvfp4_scaling.h"
+#include "recipes/nvfp4_rules.h"
 
 namespace lowp::gemm_api {
 namespace {
@@ -18,6 +20,7 @@ const char* family_name(Family f) {
     case Family::kFp8PerToken: return "FP8 per-token (PER_TOKEN)";
     case Family::kNvfp4PerTensor: return "NVFP4 per-tensor (NVFP4_PER_TENSOR)";
     case Family::kNvfp4PerToken: return "NVFP4 per-token (NVFP4_PER_TOKEN)";
+    case Family::kNvfp4RowScaled: return "NVFP4 row-scaled (NVFP4_ROW_SCALED)";
   }
   return "?";
 }
@@ -25,13 +28,15 @@ const char* family_name(Family f) {
 lowp_status family_of(const lowp_quantized_tensor& q, const char* name, Family* f) {
   const int dtype = raw(q.dtype), s = raw(q.scaling);
   if (dtype == LOWP_DTYPE_E2M1) {
-    if (s == LOWP_SCALING_NVFP4_PER_TENSOR || s == LOWP_SCALING_NVFP4_PER_TOKEN) {
-      *f = s == LOWP_SCALING_NVFP4_PER_TENSOR ? Family::kNvfp4PerTensor : Family::kNvfp4PerToken;
-      return LOWP_SUCCESS;
+    switch (s) {
+      case LOWP_SCALING_NVFP4_PER_TENSOR: *f = Family::kNvfp4PerTensor; return LOWP_SUCCESS;
+      case LOWP_SCALING_NVFP4_PER_TOKEN: *f = Family::kNvfp4PerToken; return LOWP_SUCCESS;
+      case LOWP_SCALING_NVFP4_ROW_SCALED: *f = Family::kNvfp4RowScaled; return LOWP_SUCCESS;
+      default: break;
     }
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "%s->scaling %s does not fit dtype E2M1; expected LOWP_SCALING_NVFP4_PER_TENSOR or "
-                "LOWP_SCALING_NVFP4_PER_TOKEN",
+                "%s->scaling %s does not fit dtype E2M1; expected LOWP_SCALING_NVFP4_PER_TENSOR, "
+                "LOWP_SCALING_NVFP4_PER_TOKEN or LOWP_SCALING_NVFP4_ROW_SCALED",
                 name, enum_text<lowp_scaling>(s).text);
   }
   if (dtype != LOWP_DTYPE_E4M3 && dtype != LOWP_DTYPE_E5M2)
@@ -79,6 +84,7 @@ lowp_status operand(const lowp_quantized_tensor* caller_q, const lowp_orientatio
 
   // scale_layout is read (as an enum) only for NVFP4, after its check: FP8 callers may leave it unset.
   GemmOperand v{static_cast<const uint8_t*>(part.data), q->dtype, nullptr, LOWP_SCALE_LAYOUT_COMPACT, nullptr};
+  float outer_max = num::kNvfp4OuterMax;
   switch (f) {
     case Family::kFp8PerTensor:
       LOWP_TRY(check_floats(q->scale_inv, tensor_scale_name, "FP8 per-tensor GEMMs multiply by the tensor's scale_inv"));
@@ -90,6 +96,8 @@ lowp_status operand(const lowp_quantized_tensor* caller_q, const lowp_orientatio
       break;
     case Family::kNvfp4PerTensor:
     case Family::kNvfp4PerToken:
+    case Family::kNvfp4RowScaled:
+      LOWP_TRY(nvfp4_outer_max_of(*q, name, &outer_max));
       if (k % 16 != 0)
         return fail(LOWP_ERROR_INVALID_ARGUMENT,
                     "%s's %s copy has K = %lld; NVFP4 needs K %% 16 == 0 (16-element blocks along K)", name, orient,
@@ -106,7 +114,7 @@ lowp_status operand(const lowp_quantized_tensor* caller_q, const lowp_orientatio
       v.outer = part.amax;
       break;
   }
-  *out = {f, rows, k, v};
+  *out = {f, rows, k, v, outer_max};
   return LOWP_SUCCESS;
 }
 

@@ -1,7 +1,8 @@
-// C entry points of grouped NVFP4 per-token (numerics §5, "Grouped"): N members split along the rows
-// of one tensor, quantized (lowp_nvfp4_grouped_quantize) or their K1 alone
-// (lowp_nvfp4_grouped_amax) in one call, and the buffer sizes of every split. The per-token
-// recipe's rules (recipes/nvfp4_per_token.h) apply to the whole tensor; the group's own are here.
+// C entry points of grouped per-row NVFP4 (per-token, numerics §5 "Grouped", and row-scaled, §5b):
+// N members split along the rows of one tensor, quantized (lowp_nvfp4_grouped_quantize) or their
+// K1 alone (lowp_nvfp4_grouped_amax, _amax_per_row) in one call, and the buffer sizes of every
+// split. The recipe's rules (recipes/nvfp4_per_token.h) apply to the whole tensor; the group's own
+// are here.
 // Every rule is checked before any memory is touched (numerics §9); host member_rows are checked here,
 // device ones on the device (cuda/group/nvfp4_prep.cu) with the same rules.
 #include <algorithm>
@@ -120,7 +121,7 @@ ScaleBytes written_scale_bytes(const lowp_tensor& x, int64_t n, const int64_t* m
 }
 
 lowp_status grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows,
-                             const lowp_quantized_tensor* caller_q, const lowp_quant_config* cfg, void* workspace,
+                             lowp_quantized_tensor* caller_q, const lowp_quant_config* cfg, void* workspace,
                              size_t workspace_bytes, void* stream) {
   MemorySpace rows_space;
   LOWP_TRY(check_group_input(x, num_tensors, member_rows, &rows_space));
@@ -128,17 +129,18 @@ lowp_status grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const in
   lowp_quantized_tensor local;
   LOWP_TRY(read_quantized_tensor(caller_q, &local));
   const lowp_quantized_tensor* q = &local;
-  if (raw(q->dtype) != LOWP_DTYPE_E2M1 || raw(q->scaling) != LOWP_SCALING_NVFP4_PER_TOKEN)
+  if (raw(q->dtype) != LOWP_DTYPE_E2M1 || !is_nvfp4_per_row(raw(q->scaling)))
     return fail(LOWP_ERROR_INVALID_ARGUMENT,
                 "q->dtype is %s and q->scaling %s; grouped NVFP4 quantize needs LOWP_DTYPE_E2M1 with "
-                "LOWP_SCALING_NVFP4_PER_TOKEN",
+                "LOWP_SCALING_NVFP4_PER_TOKEN or LOWP_SCALING_NVFP4_ROW_SCALED",
                 enum_text(q->dtype).text, enum_text(q->scaling).text);
   LOWP_TRY(check_nvfp4_outputs(*x, *q));
   lowp_quant_config c;
   LOWP_TRY(read_config(cfg, &c));
-  LOWP_TRY(check_nvfp4_per_token_config(c));
+  LOWP_TRY(check_nvfp4_per_row_config(c, q->scaling));
+  LOWP_TRY(check_outer_max_recordable(caller_q, c));
   Nvfp4GroupedArgs a{};
-  a.t = nvfp4_per_token_args(*x, *q, c);
+  a.t = nvfp4_per_row_args(*x, *q, c);
   MemorySpace space;
   LOWP_TRY(nvfp4_quantize_space(x->data, a.t.row, a.t.col, a.t.rng_state, &space));
   RowMultiple mult;
@@ -160,18 +162,19 @@ lowp_status grouped_quantize(const lowp_tensor* x, int64_t num_tensors, const in
                              {workspace, grouped_workspace_extent(space, num_tensors), "workspace", true}}));
   a.group = {num_tensors, member_rows, rows_space == MemorySpace::kDevice, workspace, mult.value};
   LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_grouped_quantize(a, stream) : cpu::nvfp4_grouped_quantize(a));
+  record_outer_max(caller_q, c);
   return succeed();
 }
 
-lowp_status grouped_amax(const lowp_tensor* x, int64_t num_tensors, const int64_t* member_rows, float* row_amax,
-                         float* col_amax, const lowp_quant_config* cfg, void* workspace, size_t workspace_bytes,
-                         void* stream) {
+lowp_status grouped_amax(const lowp_tensor* x, int scaling, int64_t num_tensors, const int64_t* member_rows,
+                         float* row_amax, float* col_amax, const lowp_quant_config* cfg, void* workspace,
+                         size_t workspace_bytes, void* stream) {
   MemorySpace rows_space;
   LOWP_TRY(check_group_input(x, num_tensors, member_rows, &rows_space));
   lowp_quant_config c;
   LOWP_TRY(read_config(cfg, &c));
   Nvfp4GroupedAmaxArgs a{};
-  LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a.t));
+  LOWP_TRY(check_nvfp4_amax_call(*x, scaling, row_amax, col_amax, c, &a.t));
   MemorySpace space;
   LOWP_TRY(check_same_space({{x->data, "x->data"}, {row_amax, "row_amax"}, {col_amax, "col_amax"}}, &space));
   RowMultiple mult;
@@ -206,7 +209,18 @@ lowp_status lowp_nvfp4_grouped_amax(const lowp_tensor* x, int64_t num_tensors, c
                                     float* row_amax, float* col_amax, const lowp_quant_config* cfg, void* workspace,
                                     size_t workspace_bytes, void* stream) {
   return guarded("lowp_nvfp4_grouped_amax", [&] {
-    return grouped_amax(x, num_tensors, member_rows, row_amax, col_amax, cfg, workspace, workspace_bytes, stream);
+    return grouped_amax(x, LOWP_SCALING_NVFP4_PER_TOKEN, num_tensors, member_rows, row_amax, col_amax, cfg, workspace,
+                        workspace_bytes, stream);
+  });
+}
+
+lowp_status lowp_nvfp4_grouped_amax_per_row(const lowp_tensor* x, lowp_scaling scaling, int64_t num_tensors,
+                                            const int64_t* member_rows, float* row_amax, float* col_amax,
+                                            const lowp_quant_config* cfg, void* workspace, size_t workspace_bytes,
+                                            void* stream) {
+  return guarded("lowp_nvfp4_grouped_amax_per_row", [&] {
+    return grouped_amax(x, raw(scaling), num_tensors, member_rows, row_amax, col_amax, cfg, workspace,
+                        workspace_bytes, stream);
   });
 }
 

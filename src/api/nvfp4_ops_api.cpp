@@ -1,8 +1,9 @@
-// C entry points of the NVFP4 helper ops: the per-token K1 alone, the standalone scale swizzle and
-// the stochastic-rounding state advance.
+// C entry points of the NVFP4 helper ops: the per-row recipes' K1 alone (per-token, row-scaled), the
+// standalone scale swizzle and the stochastic-rounding state advance.
 #include "core/aliasing.h"
 #include "core/backends.h"
 #include "core/entry.h"
+#include "core/enums.h"
 #include "core/error.h"
 #include "core/growable.h"
 #include "core/validate.h"
@@ -11,16 +12,17 @@
 
 using namespace lowp;
 
-extern "C" {
+namespace {
 
-lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
-                                      const lowp_quant_config* cfg, void* stream) {
-  return guarded("lowp_nvfp4_amax_per_token", [&] {
+// K1 of per-row recipe `scaling` (read as an int: a C caller may pass any value).
+lowp_status nvfp4_amax_per_row(const char* entry, const lowp_tensor* x, int scaling, float* row_amax,
+                               float* col_amax, const lowp_quant_config* cfg, void* stream) {
+  return guarded(entry, [&] {
     LOWP_TRY(check_tensor(x, "x"));
     lowp_quant_config c;
     LOWP_TRY(read_config(cfg, &c));
     Nvfp4PerTokenAmaxArgs a;
-    LOWP_TRY(check_nvfp4_amax_call(*x, row_amax, col_amax, c, &a));
+    LOWP_TRY(check_nvfp4_amax_call(*x, scaling, row_amax, col_amax, c, &a));
     LOWP_TRY(check_no_overlap({{x->data, dense_bytes(*x), "x->data", false},
                                {row_amax, float_bytes(x->rows), "row_amax", true},
                                {col_amax, float_bytes(x->cols), "col_amax", true}}));
@@ -29,6 +31,21 @@ lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, flo
     LOWP_TRY(space == MemorySpace::kDevice ? cuda::nvfp4_per_token_amax(a, stream) : cpu::nvfp4_per_token_amax(a));
     return succeed();
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+lowp_status lowp_nvfp4_amax_per_token(const lowp_tensor* x, float* row_amax, float* col_amax,
+                                      const lowp_quant_config* cfg, void* stream) {
+  return nvfp4_amax_per_row("lowp_nvfp4_amax_per_token", x, LOWP_SCALING_NVFP4_PER_TOKEN, row_amax, col_amax, cfg,
+                            stream);
+}
+
+lowp_status lowp_nvfp4_amax_per_row(const lowp_tensor* x, lowp_scaling scaling, float* row_amax, float* col_amax,
+                                    const lowp_quant_config* cfg, void* stream) {
+  return nvfp4_amax_per_row("lowp_nvfp4_amax_per_row", x, raw(scaling), row_amax, col_amax, cfg, stream);
 }
 
 lowp_status lowp_nvfp4_swizzle_scales(const void* compact, void* swizzled, int64_t rows, int64_t blocks,

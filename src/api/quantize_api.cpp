@@ -7,12 +7,14 @@
 #include "core/error.h"
 #include "core/growable.h"
 #include "core/validate.h"
+#include "recipes/nvfp4_rules.h"
 
 namespace lowp {
 namespace {
 
-// act >= 0: lowp_quantize_dact (the value quantized is dact(act_input) * x).
-lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, const lowp_quantized_tensor* caller_q,
+// act >= 0: lowp_quantize_dact (the value quantized is dact(act_input) * x). An NVFP4 recipe
+// records its outer maximum in caller_q on success.
+lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, lowp_quantized_tensor* caller_q,
                      const lowp_quant_config* caller_cfg, void* stream) {
   LOWP_TRY(check_tensor(x, act_input ? "grad" : "x"));
   LOWP_TRY(check_aligned(act_input, dtype_bytes(x->dtype), "act_input"));
@@ -26,7 +28,11 @@ lowp_status quantize(const lowp_tensor* x, const void* act_input, int act, const
                 r->name);
   lowp_quant_config cfg;
   LOWP_TRY(read_config(caller_cfg, &cfg));
-  return dispatch_quantize(*r, {*x, act_input, act, q, cfg}, stream);
+  const bool nvfp4 = q.dtype == LOWP_DTYPE_E2M1;
+  if (nvfp4) LOWP_TRY(check_outer_max_recordable(caller_q, cfg));
+  LOWP_TRY(dispatch_quantize(*r, {*x, act_input, act, q, cfg}, stream));
+  if (nvfp4) record_outer_max(caller_q, cfg);
+  return LOWP_SUCCESS;
 }
 
 lowp_status dequantize(const lowp_quantized_tensor* caller_q, const lowp_orientation& which, lowp_tensor* out,

@@ -15,11 +15,10 @@ lowp_status grouped_fp8_quantize(const GroupedFp8Args& a);
 lowp_status grouped_amax(const GroupedFp8Args& a);  // uses x, layout, amax, amax_stride
 lowp_status grouped_fp8_dequantize(const GroupedDequantizeArgs& a);
 lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a);
-lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a);
+lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a);  // any recipe: a.outer_amax
 lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs& a);
-lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs& a);
+lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs& a);  // and row-scaled: a.row_scaled
 lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs& a);
-lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs& a);  // amax: one per row
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a);          // host member_rows
 lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a);          // host member_rows
 lowp_status rng_advance(uint64_t* rng_state, uint64_t increment);
@@ -41,7 +40,6 @@ lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a, void* stream);
 lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs& a, void* stream);
 lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs& a, void* stream);
 lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs& a, void* stream);
-lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs& a, void* stream);
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream);
 lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream);
 lowp_status rng_advance(uint64_t* rng_state, uint64_t increment, void* stream);

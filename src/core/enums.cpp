@@ -25,7 +25,9 @@ constexpr const char* kStatus[] = {"LOWP_SUCCESS",    "LOWP_ERROR_INVALID_ARGUME
 constexpr const char* kDtype[] = {"LOWP_DTYPE_FLOAT32", "LOWP_DTYPE_FLOAT16", "LOWP_DTYPE_BFLOAT16",
                                   "LOWP_DTYPE_E4M3",    "LOWP_DTYPE_E5M2",    "LOWP_DTYPE_E2M1"};
 constexpr const char* kScaling[] = {"LOWP_SCALING_DELAYED", "LOWP_SCALING_CURRENT", "LOWP_SCALING_PER_TOKEN",
-                                    "LOWP_SCALING_NVFP4_PER_TENSOR", "LOWP_SCALING_NVFP4_PER_TOKEN"};
+                                    "LOWP_SCALING_NVFP4_PER_TENSOR", "LOWP_SCALING_NVFP4_PER_TOKEN",
+                                    "LOWP_SCALING_NVFP4_ROW_SCALED"};
+constexpr const char* kFourOverSixError[] = {"LOWP_FOUR_OVER_SIX_MAE", "LOWP_FOUR_OVER_SIX_MSE"};
 constexpr const char* kScaleLayout[] = {"LOWP_SCALE_LAYOUT_COMPACT", "LOWP_SCALE_LAYOUT_SWIZZLED"};
 constexpr const char* kOrientation[] = {"LOWP_ROWWISE", "LOWP_COLUMNWISE"};
 constexpr const char* kAmaxAlgo[] = {"LOWP_AMAX_ALGO_MAX", "LOWP_AMAX_ALGO_MOST_RECENT"};
@@ -38,7 +40,8 @@ constexpr Names kNames = {};
 
 static_assert(std::size(kStatus) == LOWP_ERROR_OUT_OF_MEMORY + 1, "a name per lowp_status");
 static_assert(std::size(kDtype) == LOWP_DTYPE_E2M1 + 1, "a name per lowp_dtype");
-static_assert(std::size(kScaling) == LOWP_SCALING_NVFP4_PER_TOKEN + 1, "a name per lowp_scaling");
+static_assert(std::size(kScaling) == LOWP_SCALING_NVFP4_ROW_SCALED + 1, "a name per lowp_scaling");
+static_assert(std::size(kFourOverSixError) == LOWP_FOUR_OVER_SIX_MSE + 1, "a name per lowp_four_over_six_error");
 
 }  // namespace
 
@@ -75,6 +78,7 @@ EnumText enum_text(int v) {
 LOWP_ENUM(lowp_status, kStatus)
 LOWP_ENUM(lowp_dtype, kDtype)
 LOWP_ENUM(lowp_scaling, kScaling)
+LOWP_ENUM(lowp_four_over_six_error, kFourOverSixError)
 LOWP_ENUM(lowp_scale_layout, kScaleLayout)
 LOWP_ENUM(lowp_orientation, kOrientation)
 LOWP_ENUM(lowp_amax_algo, kAmaxAlgo)

@@ -15,7 +15,7 @@ enum class GemmOuter {
   kFp8PerRow,             // (sa[i] * sb[j]) * acc, FP8 per-token scale_inv vectors
   kNvfp4PerTensor,        // ((A_a * A_b) * inv_denominator) * acc
   kNvfp4PerTokenFloored,  // inv_denominator * (max(A_b[j], 1e-12) * (max(A_a[i], 1e-12) * acc))
-  kNvfp4PerRowRaw,        // the same with raw amaxes (row-scaled NVFP4, numerics §5b; no recipe yet)
+  kNvfp4PerRowRaw,        // the same with raw amaxes (row-scaled NVFP4, numerics §5b)
 };
 
 inline bool is_nvfp4(GemmOuter o) { return o != GemmOuter::kFp8PerTensor && o != GemmOuter::kFp8PerRow; }
@@ -34,7 +34,7 @@ struct GemmArgs {
   int64_t m, n, k;  // D is m x n; a is m x k, b is n x k
   GemmOperand a, b;
   GemmOuter outer;
-  float inv_denominator;  // NVFP4: fp32 1/2688^2
+  float inv_denominator;  // NVFP4: fp32 1 / (6E_a * 6E_b): 1/2688^2, other with 4over6's E = 256
   void* d;                // m x n row-major
   lowp_dtype d_dtype;     // BFLOAT16 or FLOAT32
   const void* bias;       // n values or nullptr

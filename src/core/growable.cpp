@@ -40,6 +40,8 @@ lowp_quant_config default_config() {
   c.struct_size = sizeof c;
   c.rht_sign_mask = 0xD7E8u;
   c.amax_estimation_factor = 2.0f;
+  c.four_over_six_error = LOWP_FOUR_OVER_SIX_MAE;
+  c.four_over_six_scale_max = 448.0f;
   return c;
 }
 

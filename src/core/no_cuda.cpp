@@ -30,7 +30,6 @@ lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs&, void*) { return not_bui
 lowp_status nvfp4_swizzle_scales(const Nvfp4SwizzleArgs&, void*) { return not_built(); }
 lowp_status nvfp4_per_token_quantize(const Nvfp4PerTokenArgs&, void*) { return not_built(); }
 lowp_status nvfp4_per_token_amax(const Nvfp4PerTokenAmaxArgs&, void*) { return not_built(); }
-lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs&, void*) { return not_built(); }
 lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs&, void*) { return not_built(); }
 lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs&, void*) { return not_built(); }
 lowp_status rng_advance(uint64_t*, uint64_t, void*) { return not_built(); }

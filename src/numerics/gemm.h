@@ -20,6 +20,12 @@ LOWP_HD float nvfp4_gemm_value(uint8_t code, uint8_t scale) { return mul_rn(deco
 // 1 / 2688^2 in fp32: the denominator of both NVFP4 outer-scale forms.
 constexpr float kNvfp4GemmInvDenominator = 1.0f / (kNvfp4OuterMax * kNvfp4OuterMax);
 
+// The denominator of operands encoded against outer maxima 6E_a and 6E_b (4over6, numerics §5c):
+// 1 / (6E_a * 6E_b) in fp32 (the product is exact); kNvfp4GemmInvDenominator for 2688 and 2688.
+LOWP_HD float nvfp4_gemm_inv_denominator(float outer_max_a, float outer_max_b) {
+  return div_rn(1.0f, mul_rn(outer_max_a, outer_max_b));
+}
+
 // FP8, per-tensor and per-token alike: (sa * sb) * acc.
 LOWP_HD float gemm_fp8_outer(float sa, float sb, float acc) { return mul_rn(mul_rn(sa, sb), acc); }
 

@@ -1,21 +1,27 @@
-// NVFP4 outer and block scale math (SPEC §3, §5), shared by the per-tensor and per-token recipes.
+// NVFP4 outer and block scale math (numerics §3, §5, §5b), shared by the per-tensor, per-token and
+// row-scaled recipes.
 #pragma once
 #include "host_device.h"
+#include "convert.h"
 #include "minifloat.h"
 
 namespace lowp::num {
 
-constexpr float kNvfp4OuterMax = 2688.0f;  // 448 (UE4M3 max) * 6 (E2M1 max)
+// The outer maximum 6E an amax is mapped to: E = 448 (the UE4M3 maximum) times 6 (the E2M1
+// maximum), or for 4over6 with E = 256 (numerics §5c) 1536.
+constexpr float kNvfp4OuterMax = 2688.0f;
+constexpr float kNvfp4OuterMax256 = 1536.0f;
 constexpr float kOneSixth = 1.0f / 6.0f;   // the fp32 constant, as TE uses it
 
-// S_enc(A) = min(2688 / A, FLT_MAX); 1 when A == 0 or the quotient is 0 (A = inf); NaN -> FLT_MAX.
-LOWP_HD float nvfp4_encode_scale(float amax) {
-  const float s = fmin_num(div_rn(kNvfp4OuterMax, amax), kFltMax);
+// S_enc(A) = min(6E / A, FLT_MAX); 1 when A == 0 or the quotient is 0 (A = inf); NaN -> FLT_MAX.
+LOWP_HD float nvfp4_encode_scale(float amax, float outer_max = kNvfp4OuterMax) {
+  const float s = fmin_num(div_rn(outer_max, amax), kFltMax);
   return (amax == 0.0f || s == 0.0f) ? 1.0f : s;
 }
 
 // Per-token rows use max(amax, 1e-12) in place of A, so zero rows do not get 1.0 and a NaN amax
-// becomes 1e-12 (SPEC §5). The stored amax stays raw; encode and dequantize both apply this.
+// becomes 1e-12 (SPEC §5). The stored amax stays raw; encode and dequantize (with A = this) both
+// apply it.
 constexpr float kNvfp4PerTokenAmaxFloor = 1e-12f;
 LOWP_HD float nvfp4_per_token_amax(float amax) { return fmax_num(amax, kNvfp4PerTokenAmaxFloor); }
 
@@ -73,20 +79,25 @@ LOWP_HD float nvfp4_multiplier_per_token(uint8_t s, float s_enc) { return nvfp4_
 // positive zero, whatever the signs (SPEC §5; m = 0 would otherwise give -0.0 -> code 8).
 LOWP_HD bool nvfp4_per_token_block_is_zero(uint8_t s) { return decode_e4m3(s) == 0.0f; }
 
-// The factor every element of a block is dequantized with: float(s) * A * (1/2688), from the
-// decoded block scale float(s).
-LOWP_HD float nvfp4_dequantize_factor(float block_scale, float amax) {
-  return mul_rn(mul_rn(block_scale, amax), 1.0f / kNvfp4OuterMax);
+// The fp32 1 / 6E of the dequantize: 1/2688, or 1/1536 for 4over6 with E = 256.
+LOWP_HD float nvfp4_outer_reciprocal(float outer_max) { return div_rn(1.0f, outer_max); }
+
+// The factor every element of a block is dequantized with: float(s) * A * (1/6E), from the
+// decoded block scale float(s) and 1/6E as nvfp4_outer_reciprocal gives it.
+LOWP_HD float nvfp4_dequantize_factor(float block_scale, float amax, float inv_outer_max = 1.0f / kNvfp4OuterMax) {
+  return mul_rn(mul_rn(block_scale, amax), inv_outer_max);
 }
 
-// Dequantized element: e2m1(q) * (float(s) * A * (1/2688)).
-LOWP_HD float nvfp4_dequantize(uint8_t code, uint8_t s, float amax) {
-  return mul_rn(decode_e2m1(code), nvfp4_dequantize_factor(decode_e4m3(s), amax));
+// Dequantized element: e2m1(q) * (float(s) * A * (1/6E)).
+LOWP_HD float nvfp4_dequantize(uint8_t code, uint8_t s, float amax, float inv_outer_max = 1.0f / kNvfp4OuterMax) {
+  return mul_rn(decode_e2m1(code), nvfp4_dequantize_factor(decode_e4m3(s), amax, inv_outer_max));
 }
 
-// Per-token dequantize: the same with A = max(amax of the row, 1e-12), as the encoder used.
-LOWP_HD float nvfp4_dequantize_per_token(uint8_t code, uint8_t s, float row_amax) {
-  return nvfp4_dequantize(code, s, nvfp4_per_token_amax(row_amax));
+// Row-scaled NVFP4 (numerics §5b): the columnwise amax with RHT is that of the transform rounded
+// to bf16, which is the fp32 per-token amax (0.25 * max |RHT16|, canonical NaN) rounded to bf16:
+// the rounding is monotone, so rounding every value and then taking the maximum rounds the maximum.
+LOWP_HD float nvfp4_row_scaled_rht_amax(float per_token_rht_amax) {
+  return bf16_to_f32(f32_to_bf16(per_token_rht_amax));
 }
 
 }  // namespace lowp::num

@@ -17,7 +17,8 @@ lowp_status check_fp8_config(const lowp_quant_config& c) {
                                                      {c.stochastic_rounding, "cfg->stochastic_rounding"},
                                                      {c.block_2d, "cfg->block_2d"},
                                                      {c.amax_estimation, "cfg->amax_estimation"},
-                                                     {c.amax_given, "cfg->amax_given"}};
+                                                     {c.amax_given, "cfg->amax_given"},
+                                                     {c.four_over_six, "cfg->four_over_six"}};
   for (const auto& [value, name] : nvfp4_knobs)
     if (value != 0)
       return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s is %d; it applies to NVFP4 recipes only, set it to 0 for FP8", name,

@@ -1,6 +1,6 @@
 // Recipe: NVFP4 (E2M1 codes, UE4M3 block scales of 16 elements) with one outer amax per copy
-// (numerics §3, §4, §6, §7): 1D or 2D (16x16) blocks, RHT on the columnwise copy, its amax exact or
-// estimated, stochastic rounding, compact or swizzled scales.
+// (numerics §3, §4, §5c, §6, §7): 1D or 2D (16x16) blocks, RHT on the columnwise copy, its amax
+// exact or estimated, stochastic rounding, 4over6, compact or swizzled scales.
 #include <cmath>
 
 #include "core/backends.h"
@@ -36,6 +36,7 @@ lowp_status check_config(const lowp_quant_config& c, int64_t rows) {
 lowp_status validate(const QuantizeCall& c) {
   LOWP_TRY(check_nvfp4_outputs(c.x, c.q));
   LOWP_TRY(check_nvfp4_config(c.cfg));
+  LOWP_TRY(check_four_over_six(c.cfg, true, "NVFP4 per-tensor"));
   return check_config(c.cfg, c.x.rows);
 }
 
@@ -54,6 +55,7 @@ lowp_status make_args(const QuantizeCall& c, QuantizeArgs* args, MemorySpace* sp
   a.amax_estimation = c.cfg.amax_estimation != 0;
   a.amax_estimation_factor = c.cfg.amax_estimation_factor;
   a.amax_given = c.cfg.amax_given != 0;
+  a.four_over_six = nvfp4_four_over_six(c.cfg);
   return nvfp4_quantize_space(a.x.data, a.row, a.col, a.rng_state, space);
 }
 
@@ -69,8 +71,7 @@ extern const Recipe kNvfp4PerTensor = {
     /*fuses_dact=*/false,
     {validate, make_args, [](const QuantizeArgs& a) { return cpu::nvfp4_quantize(a.nvfp4); },
      [](const QuantizeArgs& a, void* stream) { return cuda::nvfp4_quantize(a.nvfp4, stream); }},
-    {check_nvfp4_dequantize, nvfp4_dequantize_args, [](const DequantizeArgs& a) { return cpu::nvfp4_dequantize(a.nvfp4); },
-     [](const DequantizeArgs& a, void* stream) { return cuda::nvfp4_dequantize(a.nvfp4, stream); }},
+    {check_nvfp4_dequantize, nvfp4_dequantize_args, nvfp4_dequantize_cpu, nvfp4_dequantize_cuda},
     sizes,
 };
 

@@ -1,8 +1,12 @@
 #include "recipes/nvfp4_rules.h"
 
+#include <cstddef>
+
+#include "core/backends.h"
 #include "core/enums.h"
 #include "core/error.h"
 #include "core/validate.h"
+#include "numerics/nvfp4_scaling.h"
 #include "numerics/swizzle.h"
 
 namespace lowp {
@@ -93,6 +97,71 @@ lowp_status check_nvfp4_outputs(const lowp_tensor& x, const lowp_quantized_tenso
   return LOWP_SUCCESS;
 }
 
+lowp_status check_four_over_six(const lowp_quant_config& c, bool takes_it, const char* recipe) {
+  if (!c.four_over_six) return LOWP_SUCCESS;
+  if (!takes_it)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->four_over_six: 4over6 applies to the NVFP4 per-tensor and row-scaled recipes, not to %s; set "
+                "it to 0",
+                recipe);
+  if (c.rht)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->four_over_six with cfg->rht: 4over6 is not combined with the RHT (numerics §5c); turn one of "
+                "them off");
+  if (c.stochastic_rounding)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->four_over_six with cfg->stochastic_rounding: 4over6 compares round-to-nearest candidates "
+                "(numerics §5c); turn one of them off");
+  if (!known<lowp_four_over_six_error>(raw(c.four_over_six_error)))
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "cfg->four_over_six_error is %s; expected LOWP_FOUR_OVER_SIX_MAE or LOWP_FOUR_OVER_SIX_MSE",
+                enum_text(c.four_over_six_error).text);
+  if (c.four_over_six_scale_max != 448.0f && c.four_over_six_scale_max != 256.0f)
+    return fail(LOWP_ERROR_INVALID_ARGUMENT, "cfg->four_over_six_scale_max is %g; expected 448 or 256",
+                static_cast<double>(c.four_over_six_scale_max));
+  return LOWP_SUCCESS;
+}
+
+Nvfp4FourOverSix nvfp4_four_over_six(const lowp_quant_config& c) {
+  if (!c.four_over_six) return {false, false, num::kNvfp4OuterMax};
+  return {true, c.four_over_six_error == LOWP_FOUR_OVER_SIX_MSE,
+          c.four_over_six_scale_max == 256.0f ? num::kNvfp4OuterMax256 : num::kNvfp4OuterMax};
+}
+
+namespace {
+
+constexpr size_t kOuterMaxEnd = offsetof(lowp_quantized_tensor, nvfp4_outer_max) + sizeof(float);
+
+}  // namespace
+
+lowp_status check_outer_max_recordable(const lowp_quantized_tensor* caller_q, const lowp_quant_config& c) {
+  if (caller_q->struct_size >= kOuterMaxEnd || nvfp4_four_over_six(c).outer_max == num::kNvfp4OuterMax)
+    return LOWP_SUCCESS;
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "q->struct_size is %zu: too small to record q->nvfp4_outer_max, which 4over6 with "
+              "cfg->four_over_six_scale_max = 256 writes (dequantize and GEMM read it); initialise q with this "
+              "lowp.h's lowp_quantized_tensor_init()",
+              caller_q->struct_size);
+}
+
+void record_outer_max(lowp_quantized_tensor* caller_q, const lowp_quant_config& c) {
+  if (caller_q->struct_size >= kOuterMaxEnd) caller_q->nvfp4_outer_max = nvfp4_four_over_six(c).outer_max;
+}
+
+lowp_status nvfp4_outer_max_of(const lowp_quantized_tensor& q, const char* name, float* out) {
+  const float v = q.nvfp4_outer_max == 0.0f ? num::kNvfp4OuterMax : q.nvfp4_outer_max;
+  const bool four_over_six_recipe =
+      q.scaling == LOWP_SCALING_NVFP4_PER_TENSOR || q.scaling == LOWP_SCALING_NVFP4_ROW_SCALED;
+  if (v == num::kNvfp4OuterMax || (v == num::kNvfp4OuterMax256 && four_over_six_recipe)) {
+    *out = v;
+    return LOWP_SUCCESS;
+  }
+  return fail(LOWP_ERROR_INVALID_ARGUMENT,
+              "%s->nvfp4_outer_max is %g; expected 0 or 2688%s (6E of the encode, as lowp_quantize records it)", name,
+              static_cast<double>(q.nvfp4_outer_max),
+              four_over_six_recipe ? ", or 1536 (4over6 with E = 256)" : " (4over6 is per-tensor and row-scaled only)");
+}
+
 Nvfp4Part nvfp4_part(const lowp_quantized_part& p) {
   if (p.data == nullptr) return {nullptr, nullptr, nullptr};
   return {static_cast<uint8_t*>(p.data), static_cast<uint8_t*>(p.scale_inv), p.amax};
@@ -116,11 +185,18 @@ lowp_status check_nvfp4_dequantize(const DequantizeCall& c) {
   LOWP_TRY(check_k(c.q.cols, "q"));
   if (!row) LOWP_TRY(check_m_for_columnwise(c.q.rows, "q"));
   LOWP_TRY(check_layout(c.q.scale_layout));
+  float outer_max;
+  LOWP_TRY(nvfp4_outer_max_of(c.q, "q", &outer_max));
   return check_part(c.part, row ? "q->rowwise.scale_inv" : "q->columnwise.scale_inv",
                     row ? "q->rowwise.amax" : "q->columnwise.amax");
 }
 
 lowp_status nvfp4_dequantize_args(const DequantizeCall& c, DequantizeArgs* a, MemorySpace* space) {
+  float outer_max = num::kNvfp4OuterMax;
+  LOWP_TRY(nvfp4_outer_max_of(c.q, "q", &outer_max));
+  const Nvfp4OuterAmax kind = c.q.scaling == LOWP_SCALING_NVFP4_PER_TOKEN    ? Nvfp4OuterAmax::kPerRowFloored
+                              : c.q.scaling == LOWP_SCALING_NVFP4_ROW_SCALED ? Nvfp4OuterAmax::kPerRowRaw
+                                                                             : Nvfp4OuterAmax::kPerTensor;
   a->nvfp4 = {static_cast<const uint8_t*>(c.part.data),
               static_cast<const uint8_t*>(c.part.scale_inv),
               c.part.amax,
@@ -128,10 +204,15 @@ lowp_status nvfp4_dequantize_args(const DequantizeCall& c, DequantizeArgs* a, Me
               c.cols,
               c.q.scale_layout,
               c.out.data,
-              c.out.dtype};
+              c.out.dtype,
+              kind,
+              outer_max};
   const Nvfp4DequantizeArgs& d = a->nvfp4;
   return check_same_space({{d.codes, "codes"}, {d.scales, "scale_inv"}, {d.amax, "amax"}, {d.out, "out->data"}}, space);
 }
+
+lowp_status nvfp4_dequantize_cpu(const DequantizeArgs& a) { return cpu::nvfp4_dequantize(a.nvfp4); }
+lowp_status nvfp4_dequantize_cuda(const DequantizeArgs& a, void* stream) { return cuda::nvfp4_dequantize(a.nvfp4, stream); }
 
 lowp_status nvfp4_sizes(int64_t rows, int64_t cols, bool amax_per_row, lowp_quantized_sizes* out) {
   if (cols % kBlock != 0)

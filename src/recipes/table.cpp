@@ -4,10 +4,11 @@
 
 namespace lowp {
 
-extern const Recipe kFp8PerTensor, kFp8PerToken, kNvfp4PerTensor, kNvfp4PerToken;
+extern const Recipe kFp8PerTensor, kFp8PerToken, kNvfp4PerTensor, kNvfp4PerToken, kNvfp4RowScaled;
 
 namespace {
-constexpr const Recipe* kRecipes[] = {&kFp8PerTensor, &kFp8PerToken, &kNvfp4PerTensor, &kNvfp4PerToken};
+constexpr const Recipe* kRecipes[] = {&kFp8PerTensor, &kFp8PerToken, &kNvfp4PerTensor, &kNvfp4PerToken,
+                                      &kNvfp4RowScaled};
 }  // namespace
 
 std::span<const Recipe* const> recipe_table() { return kRecipes; }

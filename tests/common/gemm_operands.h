@@ -18,15 +18,20 @@
 
 namespace lowp_test {
 
-enum class GemmRecipe { kFp8Delayed, kFp8Current, kFp8PerToken, kNvfp4PerTensor, kNvfp4PerToken };
-inline constexpr GemmRecipe kAllGemmRecipes[] = {GemmRecipe::kFp8Delayed, GemmRecipe::kFp8Current,
-                                                 GemmRecipe::kFp8PerToken, GemmRecipe::kNvfp4PerTensor,
-                                                 GemmRecipe::kNvfp4PerToken};
+enum class GemmRecipe { kFp8Delayed, kFp8Current, kFp8PerToken, kNvfp4PerTensor, kNvfp4PerToken, kNvfp4RowScaled };
+inline constexpr GemmRecipe kAllGemmRecipes[] = {GemmRecipe::kFp8Delayed,     GemmRecipe::kFp8Current,
+                                                 GemmRecipe::kFp8PerToken,    GemmRecipe::kNvfp4PerTensor,
+                                                 GemmRecipe::kNvfp4PerToken, GemmRecipe::kNvfp4RowScaled};
 inline const char* recipe_name(GemmRecipe r) {
-  static const char* names[] = {"fp8_delayed", "fp8_current", "fp8_per_token", "nvfp4_per_tensor", "nvfp4_per_token"};
+  static const char* names[] = {"fp8_delayed",     "fp8_current",     "fp8_per_token",
+                                "nvfp4_per_tensor", "nvfp4_per_token", "nvfp4_row_scaled"};
   return names[static_cast<int>(r)];
 }
-inline bool is_nvfp4(GemmRecipe r) { return r == GemmRecipe::kNvfp4PerTensor || r == GemmRecipe::kNvfp4PerToken; }
+inline bool is_nvfp4(GemmRecipe r) {
+  return r == GemmRecipe::kNvfp4PerTensor || r == GemmRecipe::kNvfp4PerToken || r == GemmRecipe::kNvfp4RowScaled;
+}
+// The NVFP4 recipes with one outer amax per row of a copy.
+inline bool is_nvfp4_per_row(GemmRecipe r) { return r == GemmRecipe::kNvfp4PerToken || r == GemmRecipe::kNvfp4RowScaled; }
 
 // The three products of y = x W^T: which copy of each operand they read.
 enum class Product { kFprop, kDgrad, kWgrad };
@@ -56,6 +61,8 @@ struct QuantOptions {
   lowp_scale_layout layout = LOWP_SCALE_LAYOUT_COMPACT;
   float delayed_scale = 0.5f;       // FP8 DELAYED: the scale the cast uses
   const float* given_amax = nullptr;  // NVFP4: amax_given with these values (per copy row, or 1)
+  bool four_over_six = false;         // NVFP4 per-tensor, row-scaled: 4over6 (numerics §5c)
+  float four_over_six_scale_max = 448.0f;
 };
 
 inline const uint64_t kGemmRngState[2] = {0x9E3779B97F4A7C15ull, 7};
@@ -69,6 +76,7 @@ struct HostQuantized {
   std::vector<uint8_t> data[2], scales[2];  // scales: NVFP4 block scales or FP8 per-token scale_inv
   std::vector<float> amax[2];
   float scale = 1.0f, scale_inv = 1.0f, tensor_amax = 0.0f;  // FP8 per-tensor
+  float outer_max = 0.0f;  // NVFP4: q->nvfp4_outer_max as lowp_quantize recorded it (0: 2688)
 
   static void* ptr(std::vector<uint8_t>& v) { return v.empty() ? nullptr : v.data(); }
   static float* ptr(std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
@@ -86,6 +94,7 @@ struct HostQuantized {
     q.scale = per_tensor_fp8 ? &scale : nullptr;
     q.scale_inv = per_tensor_fp8 ? &scale_inv : nullptr;
     q.amax = per_tensor_fp8 ? &tensor_amax : nullptr;
+    q.nvfp4_outer_max = outer_max;
     return q;
   }
 };
@@ -105,6 +114,7 @@ inline HostQuantized quantize_host(const std::vector<float>& x, int64_t rows, in
     case GemmRecipe::kFp8PerToken: h.scaling = LOWP_SCALING_PER_TOKEN; break;
     case GemmRecipe::kNvfp4PerTensor: h.scaling = LOWP_SCALING_NVFP4_PER_TENSOR; break;
     case GemmRecipe::kNvfp4PerToken: h.scaling = LOWP_SCALING_NVFP4_PER_TOKEN; break;
+    case GemmRecipe::kNvfp4RowScaled: h.scaling = LOWP_SCALING_NVFP4_ROW_SCALED; break;
   }
   h.dtype = is_nvfp4(r) ? LOWP_DTYPE_E2M1 : o.fp8_dtype;
   if (is_nvfp4(r)) {
@@ -113,6 +123,8 @@ inline HostQuantized quantize_host(const std::vector<float>& x, int64_t rows, in
     cfg.stochastic_rounding = o.sr;
     cfg.rng_state = o.sr ? kGemmRngState : nullptr;
     cfg.amax_given = o.given_amax != nullptr;
+    cfg.four_over_six = o.four_over_six;
+    cfg.four_over_six_scale_max = o.four_over_six_scale_max;
   } else {
     cfg.power_of_two_scale = o.power_of_two_scale && r != GemmRecipe::kFp8Delayed;
     h.scale = o.delayed_scale;
@@ -130,6 +142,7 @@ inline HostQuantized quantize_host(const std::vector<float>& x, int64_t rows, in
   lowp_tensor t{const_cast<float*>(x.data()), LOWP_DTYPE_FLOAT32, rows, cols};
   lowp_quantized_tensor q = h.view();
   EXPECT_EQ(lowp_quantize(&t, &q, &cfg, nullptr), LOWP_SUCCESS) << recipe_name(r) << ": " << lowp_get_last_error();
+  h.outer_max = q.nvfp4_outer_max;
   return h;
 }
 
@@ -179,11 +192,13 @@ struct GemmProblem {
   lowp_dtype bias_dtype() const { return bias == Bias::kF32 ? LOWP_DTYPE_FLOAT32 : LOWP_DTYPE_BFLOAT16; }
   std::string describe() const {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s %s %lldx%lldx%lld d=%s bias=%s acc=%d fast=%d rht=%d/%d layout=%d/%d seed=%llu",
+    std::snprintf(buf, sizeof buf,
+                  "%s %s %lldx%lldx%lld d=%s bias=%s acc=%d fast=%d rht=%d/%d layout=%d/%d 4over6=%g/%g seed=%llu",
                   recipe_name(recipe), product_name(product), static_cast<long long>(m), static_cast<long long>(n),
                   static_cast<long long>(k), d_dtype == LOWP_DTYPE_FLOAT32 ? "f32" : "bf16",
                   !has_bias() ? "none" : bias_dtype() == LOWP_DTYPE_FLOAT32 ? "f32" : "bf16", accumulate,
                   fast_accumulation, a_opt.rht, b_opt.rht, a_opt.layout, b_opt.layout,
+                  a_opt.four_over_six ? a_opt.four_over_six_scale_max : 0.0, b_opt.four_over_six ? b_opt.four_over_six_scale_max : 0.0,
                   static_cast<unsigned long long>(seed));
     return buf;
   }
@@ -323,6 +338,20 @@ inline GemmProblem exact_problem(GemmRecipe r, Product p, int64_t m, int64_t n, 
     o->power_of_two_scale = true;
     o->delayed_scale = 64.0f;
     o->given_amax = is_nvfp4(r) ? kAmax.data() : nullptr;
+  }
+  return g;
+}
+
+// exact_problem with 4over6 at E = 256 on NVFP4 operands (per-tensor, row-scaled), amaxes given as
+// 1536 = 6E: S_enc = 1 again, map-6 encodes every value exactly, so every block keeps it (map-4
+// at best ties), and the outer scales are 1536 with denominator 1/1536^2.
+inline GemmProblem exact_four_over_six_problem(GemmRecipe r, Product p, int64_t m, int64_t n, int64_t k, uint64_t seed) {
+  static const std::vector<float> kAmax(static_cast<size_t>(1) << 16, 1536.0f);
+  GemmProblem g = exact_problem(r, p, m, n, k, seed);
+  for (QuantOptions* o : {&g.a_opt, &g.b_opt}) {
+    o->given_amax = kAmax.data();
+    o->four_over_six = true;
+    o->four_over_six_scale_max = 256.0f;
   }
   return g;
 }

@@ -1,5 +1,6 @@
 // lowp_gemm on the CUDA backend (FP8: cuBLASLt; NVFP4: nvfp4_gemm) against the CPU reference,
-// operands quantized by lowp_quantize on the CPU: numerics §8's bound on every recipe x product x
+// operands quantized by lowp_quantize on the CPU (row-scaled and 4over6 NVFP4 operands among them):
+// numerics §8's bound on every recipe x product x
 // output dtype x bias x accumulate, fuzzed shapes and adversarial scales, bit for bit where every
 // partial sum is exact in fp32, the seed identities, CUDA-graph capture, and device-side errors.
 // Each test prints its number of cases and violations.
@@ -14,7 +15,8 @@ namespace lowp_test {
 namespace {
 
 constexpr GemmRecipe kFp8Recipes[] = {GemmRecipe::kFp8Delayed, GemmRecipe::kFp8Current, GemmRecipe::kFp8PerToken};
-constexpr GemmRecipe kNvfp4Recipes[] = {GemmRecipe::kNvfp4PerTensor, GemmRecipe::kNvfp4PerToken};
+constexpr GemmRecipe kNvfp4Recipes[] = {GemmRecipe::kNvfp4PerTensor, GemmRecipe::kNvfp4PerToken,
+                                        GemmRecipe::kNvfp4RowScaled};
 
 // Runs every problem against the reference and expects no violation; NVFP4 problems run with the
 // workspace (two-stage kernel) and without (fused or simple kernel).
@@ -55,6 +57,21 @@ TEST(GemmGpu, EveryRecipeProductOutputBiasAccumulate) {
     g.b_opt.block_2d = true;
     problems.push_back(g);
   }
+  // 4over6 operands (per-tensor 1D and 2D, row-scaled): E 448 or 256 on either side, so the
+  // denominator 1 / (6E_a * 6E_b) takes every form.
+  for (GemmRecipe r : {GemmRecipe::kNvfp4PerTensor, GemmRecipe::kNvfp4RowScaled})
+    for (Product p : kAllProducts)
+      for (int e = 0; e < 3; ++e) {
+        GemmProblem g;
+        g.recipe = r, g.product = p, g.m = 80, g.n = 48, g.k = 208, g.seed = seed++;
+        g.a_opt.four_over_six = g.b_opt.four_over_six = true;
+        g.a_opt.four_over_six_scale_max = e == 1 ? 448.0f : 256.0f;
+        g.b_opt.four_over_six_scale_max = e == 2 ? 448.0f : 256.0f;
+        g.b_opt.block_2d = r == GemmRecipe::kNvfp4PerTensor && p == Product::kFprop;
+        g.d_dtype = e == 0 ? LOWP_DTYPE_FLOAT32 : LOWP_DTYPE_BFLOAT16;
+        g.bias = e == 0 ? Bias::kF32 : Bias::kNone;
+        problems.push_back(g);
+      }
   for (GemmRecipe r : kFp8Recipes) {
     GemmProblem g;
     g.recipe = r, g.product = Product::kDgrad, g.m = 48, g.n = 80, g.k = 160, g.seed = seed++;
@@ -168,6 +185,15 @@ TEST(GemmGpu, ExactCasesBitForBit) {
     g.fast_accumulation = true;
     run(g);
   }
+  // 4over6 at E 256 (outer scales 1536, denominator 1/1536^2).
+  for (GemmRecipe r : {GemmRecipe::kNvfp4PerTensor, GemmRecipe::kNvfp4RowScaled})
+    for (Product p : kAllProducts) {
+      GemmProblem g = exact_four_over_six_problem(r, p, 48, 64, 1120, seed++);
+      g.d_dtype = LOWP_DTYPE_FLOAT32;
+      g.bias = Bias::kF32;
+      g.a_opt.layout = g.b_opt.layout = LOWP_SCALE_LAYOUT_SWIZZLED;
+      run(g);
+    }
   // Shapes and layouts the fused NVFP4 kernel takes (swizzled scales, K % 32, N % 8), with M, N
   // and K tails across its 128 x 256 x 64 tiles.
   for (GemmRecipe r : kNvfp4Recipes)

@@ -1,7 +1,8 @@
-// Shared helpers of the NVFP4 per-token GPU tests (nvfp4_per_token_gpu_test.cpp: single tensor;
-// nvfp4_per_token_grouped_gpu_test.cpp: grouped): the six output buffers of a per-token call on
-// the host and on the device, adversarial per-token values, and a tally that compares buffers
-// byte for byte and reports the first mismatches in full.
+// Shared helpers of the per-row NVFP4 GPU tests (per-token and row-scaled, with 4over6;
+// nvfp4_per_token_gpu_test.cpp: single tensor; nvfp4_per_token_grouped_gpu_test.cpp: grouped):
+// the recipe of a case, the six output buffers of a call on the host and on the device,
+// adversarial per-token values, and a tally that compares buffers byte for byte and reports the
+// first mismatches in full.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -46,9 +47,9 @@ inline Outputs poisoned(const lowp_quantized_sizes& s) {
   return o;
 }
 
-inline lowp_quantized_sizes pt_sizes(int64_t rows, int64_t cols) {
+inline lowp_quantized_sizes pt_sizes(int64_t rows, int64_t cols, lowp_scaling scaling = LOWP_SCALING_NVFP4_PER_TOKEN) {
   lowp_quantized_sizes s{};
-  EXPECT_EQ(lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, rows, cols, &s), LOWP_SUCCESS)
+  EXPECT_EQ(lowp_quantized_sizes_query(LOWP_DTYPE_E2M1, scaling, rows, cols, &s), LOWP_SUCCESS)
       << lowp_get_last_error();
   return s;
 }
@@ -91,13 +92,36 @@ struct DeviceOutputs {
   }
 };
 
-// A per-token quantized tensor over the six buffers, producing the requested parts. The parts
+// Which per-row recipe a case runs: per-token, or row-scaled, optionally with 4over6 (its error
+// measure and E; 4over6 takes no RHT and no SR: configs drop them).
+struct PerRowRecipe {
+  const char* name = "per-token";
+  lowp_scaling scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
+  bool four_over_six = false, mse = false, e256 = false;
+
+  void apply(lowp_quant_config& c) const {
+    c.four_over_six = four_over_six;
+    c.four_over_six_error = mse ? LOWP_FOUR_OVER_SIX_MSE : LOWP_FOUR_OVER_SIX_MAE;
+    c.four_over_six_scale_max = e256 ? 256.0f : 448.0f;
+    if (four_over_six) c.rht = c.stochastic_rounding = 0, c.rng_state = nullptr;
+  }
+  // The 6E lowp_quantize records (what a dequantize of its copies reads).
+  float outer_max() const { return four_over_six && e256 ? 1536.0f : 2688.0f; }
+};
+inline const PerRowRecipe kPerToken{};
+inline const PerRowRecipe kRowScaled{"row-scaled", LOWP_SCALING_NVFP4_ROW_SCALED};
+inline const PerRowRecipe kRowScaled4over6{"row-scaled 4over6", LOWP_SCALING_NVFP4_ROW_SCALED, true};
+inline const PerRowRecipe kRowScaled4over6MseE256{"row-scaled 4over6 MSE E=256", LOWP_SCALING_NVFP4_ROW_SCALED, true,
+                                                  true, true};
+
+// A per-row quantized tensor over the six buffers, producing the requested parts. The parts
 // not requested still point at their (poisoned) buffers: the call must leave them alone.
 inline lowp_quantized_tensor pt_qtensor(int64_t rows, int64_t cols, lowp_scale_layout layout, bool row, bool col,
-                                        const std::array<void*, kNumBufs>& p) {
+                                        const std::array<void*, kNumBufs>& p, const PerRowRecipe& r = kPerToken) {
   lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
   q.dtype = LOWP_DTYPE_E2M1;
-  q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
+  q.scaling = r.scaling;
+  q.nvfp4_outer_max = r.outer_max();
   q.scale_layout = layout;
   q.rows = rows;
   q.cols = cols;
@@ -106,7 +130,8 @@ inline lowp_quantized_tensor pt_qtensor(int64_t rows, int64_t cols, lowp_scale_l
   return q;
 }
 
-inline lowp_quant_config pt_config(bool rht, uint32_t mask, bool sr, const uint64_t* rng, bool amax_given) {
+inline lowp_quant_config pt_config(bool rht, uint32_t mask, bool sr, const uint64_t* rng, bool amax_given,
+                                   const PerRowRecipe& r = kPerToken) {
   lowp_quant_config cfg;
   lowp_quant_config_default(&cfg);
   cfg.rht = rht;
@@ -114,6 +139,7 @@ inline lowp_quant_config pt_config(bool rht, uint32_t mask, bool sr, const uint6
   cfg.stochastic_rounding = sr;
   cfg.rng_state = sr ? rng : nullptr;
   cfg.amax_given = amax_given;
+  r.apply(cfg);
   return cfg;
 }
 

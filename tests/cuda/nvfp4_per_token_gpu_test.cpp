@@ -1,4 +1,5 @@
-// CUDA backend == CPU backend, byte for byte, for the NVFP4 per-token recipe on single tensors:
+// CUDA backend == CPU backend, byte for byte, for the per-row NVFP4 recipes on single tensors:
+// per-token, and row-scaled with and without 4over6 (each test body runs per recipe):
 // the composite lowp_quantize on fuzzed shapes, dtypes and values with every knob (RHT, sign
 // mask, SR, scale layout, orientation, misaligned x), rowwise-only odd row counts and large
 // tensors; K2 alone with given amaxes; K1 alone (lowp_nvfp4_amax_per_token); K1 then K2 ==
@@ -28,6 +29,7 @@ struct PtCase {
   size_t misalign = 0;  // bytes added to the device x pointer (the CPU reads the same values)
   PtValues values = PtValues::kMixed;
   uint64_t seed = 1;
+  PerRowRecipe recipe = kPerToken;
   std::vector<uint8_t> x() const { return pt_values(in, rows, cols, values, seed); }
 };
 
@@ -35,28 +37,31 @@ std::string describe(const PtCase& c) {
   char buf[256];
   std::snprintf(
       buf, sizeof buf,
-      "in=%d %lldx%lld row=%d col=%d rht=%d mask=0x%04x sr=%d given=%d swz=%d misalign=%zu values=%s seed=%llu", c.in,
+      "%s in=%d %lldx%lld row=%d col=%d rht=%d mask=0x%04x sr=%d given=%d swz=%d misalign=%zu values=%s seed=%llu",
+      c.recipe.name, c.in,
       static_cast<long long>(c.rows), static_cast<long long>(c.cols), c.row, c.col, c.rht, c.mask, c.sr, c.given,
       c.layout == LOWP_SCALE_LAYOUT_SWIZZLED, c.misalign, values_name(c.values),
       static_cast<unsigned long long>(c.seed));
   return buf;
 }
 
-lowp_quant_config config(const PtCase& c, const uint64_t* rng) { return pt_config(c.rht, c.mask, c.sr, rng, c.given); }
+lowp_quant_config config(const PtCase& c, const uint64_t* rng) {
+  return pt_config(c.rht, c.mask, c.sr, rng, c.given, c.recipe);
+}
 
 // The calls, on whichever memory space x and the buffers p live in.
 lowp_status call_quantize(const PtCase& c, void* x, const std::array<void*, kNumBufs>& p, const uint64_t* rng,
                           void* stream) {
   lowp_tensor t{x, c.in, c.rows, c.cols};
-  lowp_quantized_tensor q = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, p);
+  lowp_quantized_tensor q = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, p, c.recipe);
   const lowp_quant_config cfg = config(c, rng);
   return lowp_quantize(&t, &q, &cfg, stream);
 }
 lowp_status call_k1(const PtCase& c, void* x, const std::array<void*, kNumBufs>& p, const lowp_quant_config* cfg,
                     void* stream) {
   lowp_tensor t{x, c.in, c.rows, c.cols};
-  return lowp_nvfp4_amax_per_token(&t, c.row ? static_cast<float*>(p[kRowAmax]) : nullptr,
-                                   c.col ? static_cast<float*>(p[kColAmax]) : nullptr, cfg, stream);
+  return lowp_nvfp4_amax_per_row(&t, c.recipe.scaling, c.row ? static_cast<float*>(p[kRowAmax]) : nullptr,
+                                 c.col ? static_cast<float*>(p[kColAmax]) : nullptr, cfg, stream);
 }
 
 Outputs run_cpu(const PtCase& c, const std::vector<uint8_t>& x, Outputs o) {
@@ -84,7 +89,7 @@ Outputs run_gpu(const PtCase& c, const std::vector<uint8_t>& x, const Outputs& i
   return device_result(d.quantize(c, nullptr), d.out);
 }
 
-Outputs initial(const PtCase& c) { return poisoned(pt_sizes(c.rows, c.cols)); }
+Outputs initial(const PtCase& c) { return poisoned(pt_sizes(c.rows, c.cols, c.recipe.scaling)); }
 
 void compare_quantize(Tally& tally, const PtCase& c) {
   const std::vector<uint8_t> x = c.x();
@@ -104,9 +109,8 @@ void set_knobs(PtCase& c, int k) {
   c.col = k / 8 != 0;
 }
 
-TEST(Nvfp4PerTokenGpu, QuantizeByteExactOnEveryKnob) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token quantize gpu==cpu");
+void quantizeByteExactOnEveryKnob(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " quantize gpu==cpu");
   const int64_t rows_set[] = {16, 32, 48, 128, 144, 256, 272, 1040};
   const int64_t cols_set[] = {16, 32, 48, 128, 144, 272, 1024};
   // Each (dtype, shape) runs every third knob set (quick: every twelfth), rotating with the
@@ -119,6 +123,7 @@ TEST(Nvfp4PerTokenGpu, QuantizeByteExactOnEveryKnob) {
         for (int k = 0; k < 24; ++k) {
           if ((k + shape_index) % stride != 0) continue;
           PtCase c;
+          c.recipe = r;
           c.in = in, c.rows = rows, c.cols = cols, c.seed = seed;
           set_knobs(c, k);
           c.values = static_cast<PtValues>(seed % kValueSets);
@@ -131,9 +136,8 @@ TEST(Nvfp4PerTokenGpu, QuantizeByteExactOnEveryKnob) {
       }
 }
 
-TEST(Nvfp4PerTokenGpu, RowwiseOnlyOddRowsAndLargeShapes) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token rowwise-only/large gpu==cpu");
+void rowwiseOnlyOddRowsAndLargeShapes(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " rowwise-only/large gpu==cpu");
   uint64_t seed = 5000;
   for (lowp_dtype in : kInputs)
     for (int64_t rows : {1, 7, 130})
@@ -141,6 +145,7 @@ TEST(Nvfp4PerTokenGpu, RowwiseOnlyOddRowsAndLargeShapes) {
         for (int k = 0; k < 4; ++k) {  // sr, swizzled
           if (quick_mode() && k != (rows + cols / 16) % 4) continue;
           PtCase c;
+          c.recipe = r;
           c.in = in, c.rows = rows, c.cols = cols, c.seed = seed, c.col = false;
           c.rht = seed & 1;  // no effect on the rowwise copy
           c.sr = k & 1;
@@ -163,6 +168,7 @@ TEST(Nvfp4PerTokenGpu, RowwiseOnlyOddRowsAndLargeShapes) {
   for (const Large& l : large) {
     if (quick_mode() && &l != large) continue;
     PtCase c;
+    c.recipe = r;
     c.in = l.in, c.rows = l.rows, c.cols = l.cols, c.rht = l.rht, c.sr = l.sr, c.misalign = l.misalign;
     c.layout = l.swizzled ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
     c.values = (&l - large) % 2 ? PtValues::kOutlierPerRow : PtValues::kMixed;
@@ -175,6 +181,7 @@ TEST(Nvfp4PerTokenGpu, RowwiseOnlyOddRowsAndLargeShapes) {
   ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev), cudaSuccess);
   for (int k = 0; k < 2 && !quick_mode(); ++k) {
     PtCase c;
+    c.recipe = r;
     c.cols = 2048;
     c.rows = (int64_t{l2} / (c.cols * 2) / 16 + 1) * 16 + 16 * k;  // bf16 x just past L2
     c.rht = c.sr = k == 1;
@@ -188,14 +195,14 @@ TEST(Nvfp4PerTokenGpu, RowwiseOnlyOddRowsAndLargeShapes) {
 // The fused first pass (K1 with the rowwise encode; src/cuda/nvfp4/launch.h, token_strips_ok: 16-bit x of
 // 2048 columns and 4096 rows or more, RN, no RHT, compact scales, both copies) on every value set,
 // 4112 rows covering the scales' padding rows (4224), and its neighbours that take K1 then K2.
-TEST(Nvfp4PerTokenGpu, FusedRowStripsByteExact) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token fused row strips gpu==cpu");
+void fusedRowStripsByteExact(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " fused row strips gpu==cpu");
   uint64_t seed = 9000;
   for (lowp_dtype in : {LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT16})
     for (int v = 0; v < kValueSets; ++v) {
       if (quick_mode() && v % 4 != (in == LOWP_DTYPE_FLOAT16 ? 1 : 0)) continue;
       PtCase c;
+      c.recipe = r;
       c.in = in, c.rows = v == 0 ? 4096 : 4112, c.cols = 2048, c.seed = seed++;
       c.values = static_cast<PtValues>(v);
       compare_quantize(tally, c);
@@ -204,6 +211,7 @@ TEST(Nvfp4PerTokenGpu, FusedRowStripsByteExact) {
   // The same shape with a knob the fused pass does not take, and 4080 rows (too few).
   for (int k = 0; k < 4; ++k) {
     PtCase c;
+    c.recipe = r;
     c.rows = k == 3 ? 4080 : 4112, c.cols = 2048, c.seed = seed++, c.values = PtValues::kSpecials;
     c.layout = k == 0 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
     c.sr = k == 1;
@@ -223,9 +231,8 @@ std::vector<float> arbitrary_amaxes(int64_t n, Rng& rng) {
   return v;
 }
 
-TEST(Nvfp4PerTokenGpu, EncodeAloneWithGivenAmaxes) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token K2 (amax_given) gpu==cpu");
+void encodeAloneWithGivenAmaxes(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " K2 (amax_given) gpu==cpu");
   struct Shape {
     int64_t rows, cols;
   };
@@ -237,6 +244,7 @@ TEST(Nvfp4PerTokenGpu, EncodeAloneWithGivenAmaxes) {
       for (int source = 0; source < 2; ++source)  // 0: a CPU K1 run, 1: arbitrary
         for (int rep = 0; rep < (quick_mode() ? 1 : 3); ++rep) {
           PtCase c;
+          c.recipe = r;
           c.in = in, c.rows = s.rows, c.cols = s.cols, c.seed = seed, c.given = true;
           set_knobs(c, static_cast<int>(seed % 24));
           if (s.rows % 16 != 0) c.row = true, c.col = false;
@@ -249,7 +257,8 @@ TEST(Nvfp4PerTokenGpu, EncodeAloneWithGivenAmaxes) {
           if (source == 0) {
             const lowp_quant_config cfg = config(c, nullptr);
             lowp_tensor t{const_cast<uint8_t*>(x.data()), c.in, c.rows, c.cols};
-            ASSERT_EQ(lowp_nvfp4_amax_per_token(&t, row_amax.data(), c.col ? col_amax.data() : nullptr, &cfg, nullptr),
+            ASSERT_EQ(lowp_nvfp4_amax_per_row(&t, c.recipe.scaling, row_amax.data(), c.col ? col_amax.data() : nullptr,
+                                              &cfg, nullptr),
                       LOWP_SUCCESS)
                 << lowp_get_last_error();
           } else {
@@ -270,9 +279,8 @@ TEST(Nvfp4PerTokenGpu, EncodeAloneWithGivenAmaxes) {
         }
 }
 
-TEST(Nvfp4PerTokenGpu, AmaxAloneBitExact) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token K1 (lowp_nvfp4_amax_per_token) gpu==cpu");
+void amaxAloneBitExact(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " K1 (lowp_nvfp4_amax_per_token) gpu==cpu");
   struct Shape {
     int64_t rows, cols;
   };
@@ -289,6 +297,7 @@ TEST(Nvfp4PerTokenGpu, AmaxAloneBitExact) {
       for (int orient = 0; orient < 3; ++orient)
         for (int rht = 0; rht < 2; ++rht) {
           PtCase c;
+          c.recipe = r;
           c.in = in, c.rows = s.rows, c.cols = s.cols, c.seed = x_seed, c.rht = rht;
           c.row = orient != 1, c.col = orient != 0;
           if (c.col && c.rht && c.rows % 16 != 0) continue;
@@ -312,14 +321,14 @@ TEST(Nvfp4PerTokenGpu, AmaxAloneBitExact) {
     }
 }
 
-TEST(Nvfp4PerTokenGpu, AmaxThenEncodeEqualsCompositeOnDevice) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token K1+K2 == composite (cuda)");
+void amaxThenEncodeEqualsCompositeOnDevice(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " K1+K2 == composite (cuda)");
   uint64_t seed = 9000;
   for (lowp_dtype in : kInputs)
     for (int k = 0; k < 24; ++k) {
       if (quick_mode() && k % 5 != 0) continue;
       PtCase c;
+      c.recipe = r;
       c.in = in, c.rows = k % 3 == 0 ? 272 : 144, c.cols = k % 2 ? 1024 : 48, c.seed = seed;
       set_knobs(c, k);
       c.mask = seed % 2 ? 0x0F0Fu : 0xD7E8u;
@@ -343,12 +352,12 @@ TEST(Nvfp4PerTokenGpu, AmaxThenEncodeEqualsCompositeOnDevice) {
 // whatever ran before it: here x is written by the kernel enqueued just before the call (a
 // dequantize, no synchronisation in between) and starts out as poison. The result must be the
 // CPU's quantization of the dequantized values.
-TEST(Nvfp4PerTokenGpu, QuantizeOfThePrecedingKernelsOutput) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token quantize after a producer kernel (cuda) == cpu");
+void quantizeOfThePrecedingKernelsOutput(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " quantize after a producer kernel (cuda) == cpu");
   uint64_t seed = 12000;
   for (int k = 0; k < (quick_mode() ? 2 : 6); ++k) {
     PtCase src;
+    src.recipe = r;
     src.rows = k % 2 ? 4096 : 1040, src.cols = k % 3 ? 2048 : 272, src.seed = seed++;
     src.values = static_cast<PtValues>(src.seed % kValueSets);
     Outputs h = run_cpu(src, src.x(), initial(src));
@@ -357,12 +366,12 @@ TEST(Nvfp4PerTokenGpu, QuantizeOfThePrecedingKernelsOutput) {
     set_knobs(c, 16 + k % 8);
     const size_t x_bytes = static_cast<size_t>(c.rows * c.cols) * 2;
     std::vector<uint8_t> x(x_bytes);
-    lowp_quantized_tensor hq = pt_qtensor(src.rows, src.cols, src.layout, true, true, host_ptrs(h));
+    lowp_quantized_tensor hq = pt_qtensor(src.rows, src.cols, src.layout, true, true, host_ptrs(h), r);
     lowp_tensor hx{x.data(), LOWP_DTYPE_BFLOAT16, c.rows, c.cols};
     ASSERT_EQ(lowp_dequantize(&hq, LOWP_ROWWISE, &hx, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
     const DeviceOutputs dsrc(h);
     DeviceCall d(c, std::vector<uint8_t>(x_bytes, 0xFF), initial(c));  // x: bf16 NaNs until the producer writes it
-    lowp_quantized_tensor dq = pt_qtensor(src.rows, src.cols, src.layout, true, true, dsrc.ptrs());
+    lowp_quantized_tensor dq = pt_qtensor(src.rows, src.cols, src.layout, true, true, dsrc.ptrs(), r);
     lowp_tensor dxt{d.x.get(), LOWP_DTYPE_BFLOAT16, c.rows, c.cols};
     lowp_status st = lowp_dequantize(&dq, LOWP_ROWWISE, &dxt, nullptr);
     if (st == LOWP_SUCCESS) st = d.quantize(c, nullptr);
@@ -371,9 +380,8 @@ TEST(Nvfp4PerTokenGpu, QuantizeOfThePrecedingKernelsOutput) {
   }
 }
 
-TEST(Nvfp4PerTokenGpu, FusedSwizzleEqualsStandaloneSwizzle) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token fused swizzle == lowp_nvfp4_swizzle_scales (cuda)");
+void fusedSwizzleEqualsStandaloneSwizzle(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " fused swizzle == lowp_nvfp4_swizzle_scales (cuda)");
   struct Shape {
     int64_t rows, cols;
   };
@@ -384,6 +392,7 @@ TEST(Nvfp4PerTokenGpu, FusedSwizzleEqualsStandaloneSwizzle) {
       for (int k = 0; k < 4; ++k) {  // rht, sr
         if (quick_mode() && k != static_cast<int>((&s - shapes) % 4)) continue;
         PtCase c;
+        c.recipe = r;
         c.in = in, c.rows = s.rows, c.cols = s.cols, c.seed = seed, c.rht = k & 1, c.sr = k & 2;
         if (s.rows % 16 != 0) c.col = false;
         c.values = static_cast<PtValues>(seed % kValueSets);
@@ -410,9 +419,8 @@ TEST(Nvfp4PerTokenGpu, FusedSwizzleEqualsStandaloneSwizzle) {
       }
 }
 
-TEST(Nvfp4PerTokenGpu, DequantizeByteExactAgainstCpu) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token dequantize gpu==cpu");
+void dequantizeByteExactAgainstCpu(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " dequantize gpu==cpu");
   struct Shape {
     int64_t rows, cols;
   };
@@ -423,6 +431,7 @@ TEST(Nvfp4PerTokenGpu, DequantizeByteExactAgainstCpu) {
       for (lowp_dtype out_t : kInputs) {
         if (quick_mode() && (s.rows * s.cols > 1 << 16 || out_t != LOWP_DTYPE_FLOAT32)) continue;
         PtCase c;
+        c.recipe = r;
         c.in = kInputs[seed % 3], c.rows = s.rows, c.cols = s.cols, c.seed = seed, c.rht = seed & 1;
         c.layout = swz ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
         if (s.rows % 16 != 0) c.col = false;
@@ -433,16 +442,16 @@ TEST(Nvfp4PerTokenGpu, DequantizeByteExactAgainstCpu) {
         DeviceOutputs d(h);
         for (int which = 0; which < 2; ++which) {
           if (!(which ? c.col : c.row)) continue;
-          const int64_t r = which ? c.cols : c.rows, k = which ? c.rows : c.cols;
-          const size_t out_bytes = static_cast<size_t>(r * k) * dtype_size(out_t);
+          const int64_t n = which ? c.cols : c.rows, k = which ? c.rows : c.cols;
+          const size_t out_bytes = static_cast<size_t>(n * k) * dtype_size(out_t);
           const lowp_orientation o = which ? LOWP_COLUMNWISE : LOWP_ROWWISE;
           std::vector<uint8_t> want(out_bytes, kPoison);
-          lowp_quantized_tensor hq = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, host_ptrs(h));
-          lowp_tensor hout{want.data(), out_t, r, k};
+          lowp_quantized_tensor hq = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, host_ptrs(h), r);
+          lowp_tensor hout{want.data(), out_t, n, k};
           ASSERT_EQ(lowp_dequantize(&hq, o, &hout, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
           DeviceBuffer dout(out_bytes);
-          lowp_quantized_tensor dq = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, d.ptrs());
-          lowp_tensor dout_t{dout.get(), out_t, r, k};
+          lowp_quantized_tensor dq = pt_qtensor(c.rows, c.cols, c.layout, c.row, c.col, d.ptrs(), r);
+          lowp_tensor dout_t{dout.get(), out_t, n, k};
           const std::string what = describe(c) + (which ? " columnwise" : " rowwise") + " out=" + std::to_string(out_t);
           const lowp_status st = lowp_dequantize(&dq, o, &dout_t, nullptr);
           const std::string err = lowp_get_last_error();
@@ -456,10 +465,10 @@ TEST(Nvfp4PerTokenGpu, DequantizeByteExactAgainstCpu) {
       }
 }
 
-TEST(Nvfp4PerTokenGpu, GraphReplayEqualsEagerAndAdvanceChangesSrBytes) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 per-token SR graph replay");
+void graphReplayEqualsEagerAndAdvanceChangesSrBytes(const PerRowRecipe& r) {
+  Tally tally(std::string("nvfp4 ") + r.name + " SR graph replay");
   PtCase c;
+  c.recipe = r;
   c.rows = 256, c.cols = 512, c.rht = c.sr = true;
   c.layout = LOWP_SCALE_LAYOUT_SWIZZLED;
   c.values = PtValues::kMixed;  // SR must move codes: no row dominated by one outlier
@@ -499,6 +508,32 @@ TEST(Nvfp4PerTokenGpu, GraphReplayEqualsEagerAndAdvanceChangesSrBytes) {
   cudaGraphDestroy(graph);
   cudaStreamDestroy(s);
 }
+
+// Each body per recipe: per-token; row-scaled (every knob); row-scaled with 4over6 (MAE at E 448,
+// MSE at E 256; no RHT, no SR: the bodies' RHT and SR knobs drop out, and the SR-only tests skip).
+#define PER_ROW_TEST(Name, body, recipes)              \
+  TEST(Nvfp4PerTokenGpu, Name) {                       \
+    LOWP_REQUIRE_GPU();                                \
+    body(kPerToken);                                   \
+  }                                                    \
+  TEST(Nvfp4RowScaledGpu, Name) {                      \
+    LOWP_REQUIRE_GPU();                                \
+    for (const PerRowRecipe* r : recipes) body(*r);    \
+  }
+
+const PerRowRecipe* const kRowScaledAll[] = {&kRowScaled, &kRowScaled4over6, &kRowScaled4over6MseE256};
+const PerRowRecipe* const kRowScaledOnly[] = {&kRowScaled};
+
+PER_ROW_TEST(QuantizeByteExactOnEveryKnob, quantizeByteExactOnEveryKnob, kRowScaledAll)
+PER_ROW_TEST(RowwiseOnlyOddRowsAndLargeShapes, rowwiseOnlyOddRowsAndLargeShapes, kRowScaledAll)
+PER_ROW_TEST(FusedRowStripsByteExact, fusedRowStripsByteExact, kRowScaledOnly)
+PER_ROW_TEST(EncodeAloneWithGivenAmaxes, encodeAloneWithGivenAmaxes, kRowScaledAll)
+PER_ROW_TEST(AmaxAloneBitExact, amaxAloneBitExact, kRowScaledOnly)
+PER_ROW_TEST(AmaxThenEncodeEqualsCompositeOnDevice, amaxThenEncodeEqualsCompositeOnDevice, kRowScaledAll)
+PER_ROW_TEST(QuantizeOfThePrecedingKernelsOutput, quantizeOfThePrecedingKernelsOutput, kRowScaledAll)
+PER_ROW_TEST(FusedSwizzleEqualsStandaloneSwizzle, fusedSwizzleEqualsStandaloneSwizzle, kRowScaledAll)
+PER_ROW_TEST(DequantizeByteExactAgainstCpu, dequantizeByteExactAgainstCpu, kRowScaledAll)
+PER_ROW_TEST(GraphReplayEqualsEagerAndAdvanceChangesSrBytes, graphReplayEqualsEagerAndAdvanceChangesSrBytes, kRowScaledOnly)
 
 }  // namespace
 }  // namespace lowp_test

@@ -1,5 +1,5 @@
-// CUDA backend == CPU backend, byte for byte, for the grouped NVFP4 per-token calls
-// (lowp_nvfp4_grouped_quantize, lowp_nvfp4_grouped_amax): N from 1 to 1000 (empty, 16-row and
+// CUDA backend == CPU backend, byte for byte, for the grouped per-row NVFP4 calls, per-token and
+// row-scaled (with 4over6) (lowp_nvfp4_grouped_quantize, lowp_nvfp4_grouped_amax(_per_row)): N from 1 to 1000 (empty, 16-row and
 // tiny members), member_rows in host and in device memory, every part and knob; every member
 // equals a single-tensor device quantize of that member alone; two calls back to back on one
 // workspace; a bad device-side layout is reported by lowp_grouped_layout_error and writes
@@ -29,6 +29,7 @@ struct GroupCase {
   uint64_t seed = 1;
   int64_t total_rows = -1;  // x->rows when it is not the members' sum (bad layouts)
   int row_multiple = 0;     // cfg->group_row_multiple
+  PerRowRecipe recipe = kPerToken;
   int64_t N() const { return static_cast<int64_t>(rows.size()); }
   int64_t R() const {
     if (total_rows >= 0) return total_rows;
@@ -42,9 +43,9 @@ struct GroupCase {
 std::string describe(const GroupCase& g) {
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "in=%d N=%lld R=%lld K=%lld (%lld empty) row=%d col=%d rht=%d mask=0x%04x sr=%d swz=%d device_rows=%d "
+                "%s in=%d N=%lld R=%lld K=%lld (%lld empty) row=%d col=%d rht=%d mask=0x%04x sr=%d swz=%d device_rows=%d "
                 "row_multiple=%d values=%s seed=%llu rows=",
-                g.in, static_cast<long long>(g.N()), static_cast<long long>(g.R()), static_cast<long long>(g.K),
+                g.recipe.name, g.in, static_cast<long long>(g.N()), static_cast<long long>(g.R()), static_cast<long long>(g.K),
                 static_cast<long long>(std::count(g.rows.begin(), g.rows.end(), 0)), g.row, g.col, g.rht, g.mask, g.sr,
                 g.layout == LOWP_SCALE_LAYOUT_SWIZZLED, g.device_rows, g.row_multiple, values_name(g.values),
                 static_cast<unsigned long long>(g.seed));
@@ -74,7 +75,7 @@ Outputs initial_amax(const GroupCase& g) {
 }
 
 lowp_quant_config config(const GroupCase& g, const uint64_t* rng) {
-  lowp_quant_config c = pt_config(g.rht, g.mask, g.sr, rng, false);
+  lowp_quant_config c = pt_config(g.rht, g.mask, g.sr, rng, false, g.recipe);
   c.group_row_multiple = g.row_multiple;
   return c;
 }
@@ -83,7 +84,7 @@ lowp_quant_config config(const GroupCase& g, const uint64_t* rng) {
 lowp_status call_quantize(const GroupCase& g, void* x, const int64_t* rows, const std::array<void*, kNumBufs>& p,
                           const uint64_t* rng, void* ws, size_t ws_bytes) {
   lowp_tensor t{x, g.in, g.R(), g.K};
-  lowp_quantized_tensor q = pt_qtensor(g.R(), g.K, g.layout, g.row, g.col, p);
+  lowp_quantized_tensor q = pt_qtensor(g.R(), g.K, g.layout, g.row, g.col, p, g.recipe);
   const lowp_quant_config cfg = config(g, rng);
   return lowp_nvfp4_grouped_quantize(&t, g.N(), rows, &q, &cfg, ws, ws_bytes, nullptr);
 }
@@ -91,8 +92,9 @@ lowp_status call_amax(const GroupCase& g, void* x, const int64_t* rows, const st
                       size_t ws_bytes) {
   lowp_tensor t{x, g.in, g.R(), g.K};
   const lowp_quant_config cfg = config(g, nullptr);
-  return lowp_nvfp4_grouped_amax(&t, g.N(), rows, g.row ? static_cast<float*>(p[kRowAmax]) : nullptr,
-                                 g.col ? static_cast<float*>(p[kColAmax]) : nullptr, &cfg, ws, ws_bytes, nullptr);
+  return lowp_nvfp4_grouped_amax_per_row(&t, g.recipe.scaling, g.N(), rows,
+                                         g.row ? static_cast<float*>(p[kRowAmax]) : nullptr,
+                                         g.col ? static_cast<float*>(p[kColAmax]) : nullptr, &cfg, ws, ws_bytes, nullptr);
 }
 
 // The CPU backend: host x and member_rows, no workspace.
@@ -202,9 +204,8 @@ int64_t pick_k(int64_t n, Rng& rng) {
 // 32 and 33: the largest group whose host rows the kernels take as parameters, and the smallest not.
 const int64_t kNs[] = {1, 3, 8, 32, 33, 64, 200, 1000};
 
-TEST(Nvfp4PerTokenGroupedGpu, QuantizeByteExactAgainstCpu) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 grouped quantize gpu==cpu");
+void quantizeByteExactAgainstCpu(const PerRowRecipe& r) {
+  Tally tally(std::string(r.name) + " nvfp4 grouped quantize gpu==cpu");
   Rng rng(2025);
   int i = 0;
   for (int64_t n : kNs)
@@ -214,6 +215,7 @@ TEST(Nvfp4PerTokenGroupedGpu, QuantizeByteExactAgainstCpu) {
           const int idx = i++, knobs = (idx * 3 + static_cast<int>(n)) % 8;  // rht, sr, swizzled
           if (quick_mode() && idx % 3 != 0) continue;
           GroupCase g;
+          g.recipe = r;
           g.in = in, g.row = parts & 1, g.col = parts & 2, g.device_rows = device_rows;
           g.rht = knobs & 1, g.sr = knobs & 2, g.mask = knobs & 4 ? 0xD7E8u : 0x3C5Au;
           g.layout = knobs & 4 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
@@ -225,9 +227,8 @@ TEST(Nvfp4PerTokenGroupedGpu, QuantizeByteExactAgainstCpu) {
         }
 }
 
-TEST(Nvfp4PerTokenGroupedGpu, AmaxBitExactAgainstCpu) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 grouped amax gpu==cpu");
+void amaxBitExactAgainstCpu(const PerRowRecipe& r) {
+  Tally tally(std::string(r.name) + " nvfp4 grouped amax gpu==cpu");
   Rng rng(77);
   int i = 0;
   for (int64_t n : kNs)
@@ -237,6 +238,7 @@ TEST(Nvfp4PerTokenGroupedGpu, AmaxBitExactAgainstCpu) {
           const int idx = i++;
           if (quick_mode() && idx % 3 != 0) continue;
           GroupCase g;
+          g.recipe = r;
           g.in = in, g.row = parts & 1, g.col = parts & 2, g.rht = rht, g.device_rows = idx % 2;
           g.mask = idx % 4 < 2 ? 0xD7E8u : 0x8001u;
           g.K = pick_k(n, rng);
@@ -246,6 +248,25 @@ TEST(Nvfp4PerTokenGroupedGpu, AmaxBitExactAgainstCpu) {
           g.seed = static_cast<uint64_t>(1000 + idx);
           compare_group(tally, g, true);
         }
+}
+
+// Per-token, and row-scaled with and without 4over6.
+TEST(Nvfp4PerTokenGroupedGpu, QuantizeByteExactAgainstCpu) {
+  LOWP_REQUIRE_GPU();
+  quantizeByteExactAgainstCpu(kPerToken);
+}
+TEST(Nvfp4RowScaledGroupedGpu, QuantizeByteExactAgainstCpu) {
+  LOWP_REQUIRE_GPU();
+  for (const PerRowRecipe* r : {&kRowScaled, &kRowScaled4over6, &kRowScaled4over6MseE256}) quantizeByteExactAgainstCpu(*r);
+}
+
+TEST(Nvfp4PerTokenGroupedGpu, AmaxBitExactAgainstCpu) {
+  LOWP_REQUIRE_GPU();
+  amaxBitExactAgainstCpu(kPerToken);
+}
+TEST(Nvfp4RowScaledGroupedGpu, AmaxBitExactAgainstCpu) {
+  LOWP_REQUIRE_GPU();
+  amaxBitExactAgainstCpu(kRowScaled);
 }
 
 std::vector<uint8_t> slice(const std::vector<uint8_t>& v, int64_t offset, size_t n) {
@@ -280,7 +301,7 @@ void compare_members_with_single(Tally& tally, const GroupCase& g) {
     if (!g.sr || t == 0) {
       DeviceOutputs a(poisoned(pt_sizes(m, g.K)));
       lowp_tensor xt{static_cast<uint8_t*>(d.x.get()) + static_cast<size_t>(row0) * k * es, g.in, m, g.K};
-      lowp_quantized_tensor q = pt_qtensor(m, g.K, g.layout, g.row, g.col, a.ptrs());
+      lowp_quantized_tensor q = pt_qtensor(m, g.K, g.layout, g.row, g.col, a.ptrs(), g.recipe);
       const lowp_quant_config cfg = config(g, static_cast<const uint64_t*>(d.rng.get()));
       const Outputs alone = device_result(lowp_quantize(&xt, &q, &cfg, nullptr), a);
       Outputs member = alone;  // parts not requested: not compared
@@ -308,9 +329,8 @@ void compare_members_with_single(Tally& tally, const GroupCase& g) {
 // compare_members_with_single over fuzzed groups; then groups whose members' rows are multiples
 // of 32, 64 or 128 that the call is told about (cfg->group_row_multiple: CUDA launches fewer
 // blocks, with 128 none idle).
-TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
-  LOWP_REQUIRE_GPU();
-  Tally tally("nvfp4 grouped member == single tensor (cuda)");
+void everyMemberEqualsSingleTensorOnDevice(const PerRowRecipe& r) {
+  Tally tally(std::string(r.name) + " nvfp4 grouped member == single tensor (cuda)");
   Rng rng(4242);
   int i = 0;
   for (int64_t n : {3, 8, 64, 200})
@@ -318,6 +338,7 @@ TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
       for (int variant = 0; variant < 2; ++variant) {
         if (quick_mode() && (n > 8 || variant == 1)) continue;
         GroupCase g;
+        g.recipe = r;
         g.in = i % 2 ? LOWP_DTYPE_FLOAT32 : LOWP_DTYPE_BFLOAT16;
         g.row = parts & 1, g.col = parts & 2, g.rht = variant == 0, g.device_rows = i % 3 != 0;
         g.sr = n == 8 && variant == 1;  // member 0 only
@@ -332,6 +353,7 @@ TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
     for (int64_t n : {1, 3, 8, 64}) {
       if (quick_mode() && n == 64) continue;
       GroupCase g;
+      g.recipe = r;
       g.in = i % 2 ? LOWP_DTYPE_FLOAT32 : LOWP_DTYPE_BFLOAT16;
       g.rht = i % 3 == 0, g.device_rows = i % 4 != 0, g.row_multiple = multiple;
       g.layout = i % 2 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
@@ -342,6 +364,15 @@ TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
       g.seed = static_cast<uint64_t>(2000 + i++);
       compare_members_with_single(tally, g);
     }
+}
+
+TEST(Nvfp4PerTokenGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
+  LOWP_REQUIRE_GPU();
+  everyMemberEqualsSingleTensorOnDevice(kPerToken);
+}
+TEST(Nvfp4RowScaledGroupedGpu, EveryMemberEqualsSingleTensorOnDevice) {
+  LOWP_REQUIRE_GPU();
+  for (const PerRowRecipe* r : {&kRowScaled, &kRowScaled4over6MseE256}) everyMemberEqualsSingleTensorOnDevice(*r);
 }
 
 // The fused first pass over groups (K1 with the rowwise encode; nvfp4_launch.h, token_strips_ok:

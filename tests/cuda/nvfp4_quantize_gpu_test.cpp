@@ -1,5 +1,6 @@
 // CUDA backend == CPU backend, byte for byte, for the NVFP4 per-tensor recipe: every knob
-// (RHT and its sign mask, SR, 2D, estimation, given amax, scale layout, orientation), input
+// (RHT and its sign mask, SR, 2D, estimation, given amax, 4over6 with its error and E, scale
+// layout, orientation), input
 // dtype, fuzzed shapes and values, misaligned pointers; plus dequantize, the standalone swizzle,
 // the RNG advance and CUDA-graph replay.
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@ struct Knobs {
   bool rht = false, sr = false, block_2d = false, estimation = false, amax_given = false;
   lowp_scale_layout layout = LOWP_SCALE_LAYOUT_COMPACT;
   uint32_t sign_mask = 0xD7E8u;
+  bool four_over_six = false, mse = false, e256 = false;
 };
 
 struct Case {
@@ -56,6 +58,9 @@ lowp_quant_config config(const Case& c, const uint64_t* rng) {
   cfg.amax_estimation = c.k.estimation;
   cfg.amax_estimation_factor = 2.0f;
   cfg.amax_given = c.k.amax_given;
+  cfg.four_over_six = c.k.four_over_six;
+  cfg.four_over_six_error = c.k.mse ? LOWP_FOUR_OVER_SIX_MSE : LOWP_FOUR_OVER_SIX_MAE;
+  cfg.four_over_six_scale_max = c.k.e256 ? 256.0f : 448.0f;
   return cfg;
 }
 
@@ -69,6 +74,7 @@ lowp_quantized_tensor qtensor(const Case& c, void* row, void* row_s, float* row_
   q.cols = c.cols;
   q.rowwise = {c.row ? row : nullptr, row_s, row_amax};
   q.columnwise = {c.col ? col : nullptr, col_s, col_amax};
+  q.nvfp4_outer_max = c.k.four_over_six && c.k.e256 ? 1536.0f : 2688.0f;  // as lowp_quantize records it
   return q;
 }
 
@@ -132,10 +138,12 @@ Outputs run_gpu(const Case& c, const std::vector<uint8_t>& x) {
 
 std::string describe(const Case& c) {
   char buf[240];
-  std::snprintf(buf, sizeof buf, "in=%d %lldx%lld row=%d col=%d rht=%d sr=%d 2d=%d est=%d given=%d swz=%d mask=0x%x misalign=%zu codes+%zu",
+  std::snprintf(buf, sizeof buf,
+                "in=%d %lldx%lld row=%d col=%d rht=%d sr=%d 2d=%d est=%d given=%d swz=%d mask=0x%x 4over6=%d mse=%d "
+                "e256=%d misalign=%zu codes+%zu",
                 c.in, static_cast<long long>(c.rows), static_cast<long long>(c.cols), c.row, c.col, c.k.rht, c.k.sr,
                 c.k.block_2d, c.k.estimation, c.k.amax_given, c.k.layout == LOWP_SCALE_LAYOUT_SWIZZLED, c.k.sign_mask,
-                c.misalign, c.codes_misalign);
+                c.k.four_over_six, c.k.mse, c.k.e256, c.misalign, c.codes_misalign);
   return buf;
 }
 
@@ -202,6 +210,16 @@ std::vector<Knobs> all_knobs() {
       k.layout = swz ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
       out.push_back(k);
     }
+  // 4over6 (no RHT, no SR): 1D and 2D, MAE at E 448 and MSE at E 256.
+  for (int block_2d = 0; block_2d < 2; ++block_2d)
+    for (int given = 0; given < 2; ++given)
+      for (int setting = 0; setting < 2; ++setting) {
+        Knobs k;
+        k.four_over_six = true, k.block_2d = block_2d, k.amax_given = given;
+        k.mse = k.e256 = setting == 1;
+        k.layout = (given + setting) % 2 ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
+        out.push_back(k);
+      }
   return out;
 }
 
@@ -238,11 +256,14 @@ TEST(Nvfp4QuantizeGpu, ByteExactWithCodesOffEightByteAlignment) {
   uint64_t seed = 4000;
   for (lowp_dtype in : kInputs)
     for (const Shape s : {Shape{128, 128}, Shape{144, 80}})
-      for (int variant = 0; variant < 3; ++variant) {
+      for (int variant = 0; variant < 5; ++variant) {  // RN, RHT, RHT + SR, 4over6 1D (MSE, E 256), 4over6 2D
         Case c{in, s.rows, s.cols, true, true, Knobs{}, 0};
         c.codes_misalign = 4;
-        c.k.rht = variant >= 1;
+        c.k.rht = variant == 1 || variant == 2;
         c.k.sr = variant == 2;
+        c.k.four_over_six = variant >= 3;
+        c.k.mse = c.k.e256 = variant == 3;
+        c.k.block_2d = variant == 4;
         bad += compare(c, fuzz_tensor(in, s.rows, s.cols, Fill::kGaussian, seed++));
         ++cases;
       }
@@ -283,6 +304,12 @@ TEST(Nvfp4QuantizeGpu, ByteExactOnLargeAndRowwiseOnlyShapes) {
     c.k.block_2d = true;
     bad += compare(c, fuzz_tensor(c.in, s.rows, s.cols, Fill::kGaussian, seed++));
     ++cases;
+    // 4over6, 1D and 2D, on the same shape.
+    for (int block_2d = 0; block_2d < 2; ++block_2d) {
+      c.k.four_over_six = true, c.k.block_2d = block_2d, c.k.mse = block_2d == 0;
+      bad += compare(c, fuzz_tensor(c.in, s.rows, s.cols, block_2d ? Fill::kHugeRange : Fill::kGaussian, seed++));
+      ++cases;
+    }
   }
   std::printf("[nvfp4 quantize gpu==cpu] large/rowwise-only: %d cases, %d mismatching buffers\n", cases, bad);
   EXPECT_EQ(bad, 0);
@@ -335,6 +362,7 @@ TEST(Nvfp4QuantizeGpu, DequantizeAndSwizzleByteExactAgainstCpu) {
         Case c{LOWP_DTYPE_BFLOAT16, s.rows, s.cols, true, true, Knobs{}, 0};
         c.k.layout = swz ? LOWP_SCALE_LAYOUT_SWIZZLED : LOWP_SCALE_LAYOUT_COMPACT;
         c.k.rht = (seed & 1) != 0;
+        c.k.four_over_six = c.k.e256 = !c.k.rht && seed % 4 == 0;  // dequantize with 1/1536
         const auto x = fuzz_tensor(c.in, s.rows, s.cols, Fill::kGaussian, seed++);
         Outputs h = run_cpu(c, x);
         ASSERT_EQ(h.status, LOWP_SUCCESS) << h.error;

@@ -92,6 +92,9 @@ lowp_quant_config config() {
   c.amax_estimation_factor = getf("factor", c.amax_estimation_factor);
   c.amax_given = static_cast<int>(geti("amax_given", c.amax_given));
   c.group_row_multiple = static_cast<int>(geti("group_mult", c.group_row_multiple));
+  c.four_over_six = static_cast<int>(geti("fos", c.four_over_six));
+  c.four_over_six_error = static_cast<lowp_four_over_six_error>(geti("fos_error", c.four_over_six_error));
+  c.four_over_six_scale_max = getf("fos_max", c.four_over_six_scale_max);
   return c;
 }
 
@@ -197,6 +200,7 @@ int run_dequantize() {
   q.cols = cols;
   (columnwise ? q.columnwise : q.rowwise) = lowp_quantized_part{data.data(), sinv.data(), amax.as<float>()};
   q.scale_inv = tensor_sinv.as<float>();
+  q.nvfp4_outer_max = getf("outer_max", 0.0f);
   const lowp_dtype out_dtype = static_cast<lowp_dtype>(geti("out_dtype", LOWP_DTYPE_FLOAT32));
   Buffer out(static_cast<size_t>(rows * cols) * (out_dtype == LOWP_DTYPE_FLOAT32 ? 4 : 2));
   lowp_tensor o{out.data(), out_dtype, columnwise ? cols : rows, columnwise ? rows : cols};
@@ -220,7 +224,9 @@ int run_amax(const std::string& op) {
     check(lowp_amax_per_token(&t, r.as<float>(), c.as<float>(), nullptr), "lowp_amax_per_token");
   } else {
     const lowp_quant_config cfg = config();
-    check(lowp_nvfp4_amax_per_token(&t, r.as<float>(), c.as<float>(), &cfg, nullptr), "lowp_nvfp4_amax_per_token");
+    check(lowp_nvfp4_amax_per_row(&t, static_cast<lowp_scaling>(geti("scaling", LOWP_SCALING_NVFP4_PER_TOKEN)),
+                                  r.as<float>(), c.as<float>(), &cfg, nullptr),
+          "lowp_nvfp4_amax_per_row");
   }
   write("row_amax", r);
   write("col_amax", c);
@@ -333,9 +339,10 @@ int run_nvfp4_grouped(const std::string& op) {
   cfg.rng_state = rng.as<const uint64_t>();
   if (op == "nvfp4_grouped_amax") {
     Buffer r(geti("want_rows", 1) ? 4 * rows : 0), c(geti("want_cols", 1) ? 4 * n * cols : 0);
-    check(lowp_nvfp4_grouped_amax(&t, n, member_rows.as<const int64_t>(), r.as<float>(), c.as<float>(), &cfg,
-                                  ws.data(), ws.bytes, nullptr),
-          "lowp_nvfp4_grouped_amax");
+    check(lowp_nvfp4_grouped_amax_per_row(&t, static_cast<lowp_scaling>(geti("scaling", LOWP_SCALING_NVFP4_PER_TOKEN)),
+                                          n, member_rows.as<const int64_t>(), r.as<float>(), c.as<float>(), &cfg,
+                                          ws.data(), ws.bytes, nullptr),
+          "lowp_nvfp4_grouped_amax_per_row");
     write("row_amax", r);
     write("col_amax", c);
     return 0;

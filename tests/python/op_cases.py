@@ -61,6 +61,15 @@ def nvfp4_per_token(T):
     return _parts(q) + _parts(given) + [row, col]
 
 
+def nvfp4_row_scaled(T):
+    x = T(make_input(32, 64, "bfloat16"))
+    q = lowp.quantize(x, "nvfp4_row_scaled", columnwise=True, four_over_six=True, four_over_six_error="mse",
+                      four_over_six_scale_max=256.0)
+    row, col = lowp.nvfp4_amax_per_token(x, rht=True, recipe="nvfp4_row_scaled")
+    given = lowp.quantize(x, "nvfp4_row_scaled", columnwise=True, rht=True, rowwise_amax=row, columnwise_amax=col)
+    return _parts(q) + _parts(given) + [row, col]
+
+
 def dact(T):
     grad, act = T(make_input(40, 24, "bfloat16", seed=1)), T(make_input(40, 24, "bfloat16", seed=2))
     scale, amax = T(np.array([2.0], np.float32)), T(np.array([1.5, 3.0], np.float32))
@@ -114,8 +123,11 @@ def nvfp4_grouped(T):
     q = lowp.nvfp4_grouped_quantize(x, rows, columnwise=True, rht=True, stochastic_rounding=True,
                                     rng_state=T(SEED_OFFSET), group_row_multiple=16)
     r, c = lowp.nvfp4_grouped_amax(x, rows, rht=True)
+    rs = lowp.nvfp4_grouped_quantize(x, rows, columnwise=True, recipe="nvfp4_row_scaled", four_over_six=True)
+    rr, rc = lowp.nvfp4_grouped_amax(x, rows, rht=True, recipe="nvfp4_row_scaled")
     return [q.rowwise.data, q.rowwise.scale_inv, q.rowwise.amax, q.columnwise.data, q.columnwise.scale_inv,
-            q.columnwise.amax, r, c]
+            q.columnwise.amax, r, c, rs.rowwise.data, rs.rowwise.scale_inv, rs.rowwise.amax,
+            rs.columnwise.data, rs.columnwise.scale_inv, rs.columnwise.amax, rr, rc]
 
 
 def _on_grid(rows, cols, seed):
@@ -152,4 +164,4 @@ def gemm(T):
 
 
 CASES = [fp8_current, fp8_delayed, fp8_per_token, nvfp4_gradient, nvfp4_weight, nvfp4_input_estimated,
-         nvfp4_per_token, dact, amaxes, delayed_update, swizzle, rng, grouped, nvfp4_grouped, gemm]
+         nvfp4_per_token, nvfp4_row_scaled, dact, amaxes, delayed_update, swizzle, rng, grouped, nvfp4_grouped, gemm]

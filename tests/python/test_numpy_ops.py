@@ -6,7 +6,8 @@ from conftest import DTYPE_CODES, assert_bytes_equal, make_input, np, quantized_
 lowp = pytest.importorskip("lowp")
 C = lowp._lowp
 
-SCALING = {"fp8_delayed": 0, "fp8_current": 1, "fp8_per_token": 2, "nvfp4_per_tensor": 3, "nvfp4_per_token": 4}
+SCALING = {"fp8_delayed": 0, "fp8_current": 1, "fp8_per_token": 2, "nvfp4_per_tensor": 3, "nvfp4_per_token": 4,
+           "nvfp4_row_scaled": 5}
 QDTYPE = {"e4m3": 3, "e5m2": 4, "e2m1": 5}
 ROLE = {"input": 0, "weight": 1, "gradient": 2}
 SEED_OFFSET = np.array([0x0123456789ABCDEF, 42], dtype=np.uint64)
@@ -63,6 +64,9 @@ NVFP4_CASES = {
     "mask": {"rht": True, "rht_sign_mask": 0x1234},
     "sr_only": {"stochastic_rounding": True},
     "no_rht_override": {"role": "input", "rht": False},
+    "four_over_six": {"four_over_six": True},
+    "four_over_six_mse_256_2d": {"role": "weight", "four_over_six": True, "four_over_six_error": "mse",
+                                 "four_over_six_scale_max": 256.0},
 }
 
 
@@ -71,9 +75,12 @@ def _nvfp4_ref_kwargs(opts):
     if "role" in opts:
         out["role"] = ROLE[opts["role"]]
     for key, short in (("rht", "rht"), ("rht_sign_mask", "mask"), ("stochastic_rounding", "sr"),
-                       ("block_2d", "block2d"), ("amax_estimation", "est"), ("amax_estimation_factor", "factor")):
+                       ("block_2d", "block2d"), ("amax_estimation", "est"), ("amax_estimation_factor", "factor"),
+                       ("four_over_six", "fos"), ("four_over_six_scale_max", "fos_max")):
         if key in opts:
             out[short] = opts[key]
+    if "four_over_six_error" in opts:
+        out["fos_error"] = {"mae": 0, "mse": 1}[opts["four_over_six_error"]]
     if "scale_layout" in opts:
         out["layout"] = 1 if opts["scale_layout"] == "swizzled" else 0
     return out
@@ -109,6 +116,45 @@ def test_nvfp4_per_token(ref, case):
                **_nvfp4_ref_kwargs(opts))
     compare_quantized(q, want)
     assert q.rowwise.amax.shape == (32,) and (not columnwise or q.columnwise.amax.shape == (64,))
+
+
+ROW_SCALED_CASES = {"plain": {}, "rht_sr_swizzled": {"rht": True, "stochastic_rounding": True,
+                                                      "scale_layout": "swizzled"},
+                    "four_over_six_mse_256": {"four_over_six": True, "four_over_six_error": "mse",
+                                              "four_over_six_scale_max": 256.0}}
+
+
+@pytest.mark.parametrize("case", list(ROW_SCALED_CASES))
+def test_nvfp4_row_scaled(ref, case):
+    opts = ROW_SCALED_CASES[case]
+    x = make_input(32, 64, "bfloat16")
+    rng = SEED_OFFSET if opts.get("stochastic_rounding") else None
+    q = lowp.quantize(x, "nvfp4_row_scaled", columnwise=True, rng_state=rng, **opts)
+    want = ref("quantize", x=x, xdtype=2, rows=32, cols=64, qdtype=5, scaling=5, columnwise=1, rng=rng,
+               **_nvfp4_ref_kwargs(opts))
+    compare_quantized(q, want)
+    assert q.nvfp4_outer_max == (1536.0 if opts.get("four_over_six") else 2688.0)
+    for which in ("rowwise", "columnwise"):
+        part = getattr(q, which)
+        got = q.dequantize(which)
+        deq = ref("dequantize", rows=32, cols=64, which=int(which == "columnwise"), qdtype=5, scaling=5,
+                  layout=int(q.scale_layout == "swizzled"), data=part.data, scale_inv=part.scale_inv, amax=part.amax,
+                  outer_max=q.nvfp4_outer_max)
+        assert_bytes_equal(got, deq["out"], f"dequantize {which}")
+
+
+@pytest.mark.parametrize("recipe", ["nvfp4_per_token", "nvfp4_row_scaled"])
+def test_nvfp4_amax_pass_per_recipe(ref, recipe):
+    x = make_input(48, 32)
+    r, c = lowp.nvfp4_amax_per_token(x, rht=True, recipe=recipe)
+    want = ref("nvfp4_amax_per_token", x=x, rows=48, cols=32, rht=True, scaling=SCALING[recipe])
+    assert_bytes_equal(r, want["row_amax"], "row_amax")
+    assert_bytes_equal(c, want["col_amax"], "col_amax")
+    split = lowp.quantize(x, recipe, columnwise=True, rht=True, rowwise_amax=r, columnwise_amax=c)
+    whole = lowp.quantize(x, recipe, columnwise=True, rht=True)
+    for a, b in ((split.rowwise, whole.rowwise), (split.columnwise, whole.columnwise)):
+        for name in ("data", "scale_inv"):
+            assert_bytes_equal(getattr(a, name), getattr(b, name), name)
 
 
 @pytest.mark.parametrize("recipe", ["nvfp4_per_tensor", "nvfp4_per_token"])

@@ -1,7 +1,7 @@
-// The 16-element block walk shared by the CPU NVFP4 recipes (per-tensor, per-token): the walk
-// over an orientation's blocks with its scale array, which input values a block holds, its
-// bit-folded amax, and its E2M1 codes (RN or SR) packed two per byte. The recipes differ only in
-// the outer/block scale math they run per block.
+// The 16-element block walk shared by the CPU NVFP4 recipes (per-tensor, per-token, row-scaled):
+// the walk over an orientation's blocks with its scale array, which input values a block holds,
+// the bf16 RHT, its bit-folded amax, and its E2M1 codes (RN or SR) packed two per byte. The
+// recipes differ only in the outer/block scale math they run per block.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -10,6 +10,7 @@
 #include "cpu/elements.h"
 #include "numerics/convert.h"
 #include "numerics/minifloat.h"
+#include "numerics/rht16.h"
 #include "numerics/stochastic_rounding.h"
 #include "cpu/nvfp4/scales.h"
 #include "cpu/parallel.h"
@@ -24,6 +25,15 @@ inline float x_at(const DenseView& x, int64_t r, int64_t c) { return load_f32(x.
 // x[16jb + t][i].
 inline void load(const DenseView& x, bool columnwise, int64_t i, int64_t jb, float v[kBlock]) {
   for (int t = 0; t < kBlock; ++t) v[t] = columnwise ? x_at(x, jb * kBlock + t, i) : x_at(x, i, jb * kBlock + t);
+}
+
+// The per-tensor recipe's columnwise RHT (numerics §4), also row-scaled's (§5b): bf16(RHT16(g) *
+// 0.25), RNE, in place. A NaN out of the transform is canonicalised first so both backends round
+// the same NaN.
+inline void rht_to_bf16(float v[kBlock], uint32_t sign_mask) {
+  num::rht16_unnormalized(v, sign_mask);
+  for (int t = 0; t < kBlock; ++t)
+    v[t] = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(num::mul_rn(v[t], 0.25f))));
 }
 
 // max |v| as bits (num::amax_bits_fold: NaN propagates, order-independent).

@@ -1,6 +1,6 @@
-// CPU reference of the NVFP4 dequantize (SPEC §3): x^ = e2m1(q) * (float(s) * A / 2688), scales
-// read in the tensor's layout. Per-tensor: A is the orientation's one amax; per-token: A is
-// max(amax of the row, 1e-12), as the encoder used it (SPEC §5).
+// CPU reference of the NVFP4 dequantize (numerics §3): x^ = e2m1(q) * (float(s) * A * (1/6E)),
+// scales read in the tensor's layout. A is the orientation's one amax (per-tensor), max(amax of
+// the row, 1e-12) as the per-token encoder used it (§5), or the row's raw amax (row-scaled, §5b).
 #include "core/backends.h"
 #include "cpu/elements.h"
 #include "numerics/nvfp4_scaling.h"
@@ -8,35 +8,20 @@
 #include "cpu/parallel.h"
 
 namespace lowp::cpu {
-namespace {
 
-// value(code, s, r) is element (r, c)'s dequantized value for code q and block scale s.
-template <typename Value>
-void dequantize_rows(const Nvfp4DequantizeArgs& a, Value value) {
+lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a) {
   const ScaleIndex scale_at(a.cols / 16, a.scale_layout);
+  const float inv_outer = num::nvfp4_outer_reciprocal(a.outer_max);
   parallel_for(a.rows, 64, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
+      const float amax = nvfp4_dequantize_amax(a, r);
       for (int64_t c = 0; c < a.cols; ++c) {
         const uint8_t byte = a.codes[r * (a.cols / 2) + c / 2];
         const uint8_t code = static_cast<uint8_t>((c & 1) ? byte >> 4 : byte & 0xF);
         const uint8_t s = a.scales[scale_at(r, c / 16)];
-        store_f32(a.out, a.out_dtype, r * a.cols + c, num::canonical_nan(value(code, s, r)));
+        store_f32(a.out, a.out_dtype, r * a.cols + c, num::canonical_nan(num::nvfp4_dequantize(code, s, amax, inv_outer)));
       }
     }
-  });
-}
-
-}  // namespace
-
-lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a) {
-  const float amax = *a.amax;
-  dequantize_rows(a, [&](uint8_t code, uint8_t s, int64_t) { return num::nvfp4_dequantize(code, s, amax); });
-  return LOWP_SUCCESS;
-}
-
-lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs& a) {
-  dequantize_rows(a, [&](uint8_t code, uint8_t s, int64_t r) {
-    return num::nvfp4_dequantize_per_token(code, s, a.amax[r]);
   });
   return LOWP_SUCCESS;
 }

@@ -1,8 +1,8 @@
-// CPU reference of the NVFP4 per-tensor quantize (SPEC §3, §4, §7): outer amax per orientation,
-// then for every 16-element block of an orientation: block amax b -> UE4M3 scale s -> element
-// multiplier m -> E2M1 codes of x * m (RN or SR), two per byte; scales in the compact or the
-// swizzled layout. Every formula comes from src/numerics; this file only walks the blocks.
-// Parallel over the rows of each orientation.
+// CPU reference of the NVFP4 per-tensor quantize (numerics §3, §4, §5c, §7): outer amax per
+// orientation, then for every 16-element block of an orientation: block amax b -> UE4M3 scale s
+// (with 4over6 the better of two candidates) -> element multiplier m -> E2M1 codes of x * m (RN
+// or SR), two per byte; scales in the compact or the swizzled layout. Every formula comes from
+// src/numerics; this file only walks the blocks. Parallel over the rows of each orientation.
 #include <algorithm>
 #include <vector>
 
@@ -10,6 +10,7 @@
 #include "numerics/nvfp4_scaling.h"
 #include "numerics/rht16.h"
 #include "cpu/nvfp4/blocks.h"
+#include "cpu/nvfp4/four_over_six.h"
 #include "cpu/parallel.h"
 
 namespace lowp::cpu {
@@ -19,19 +20,11 @@ using nvfp4_blocks::kBlock;
 using nvfp4_blocks::x_at;
 constexpr int64_t kRowsPerChunk = 16;
 
-// The per-tensor recipe's RHT (SPEC §4): bf16(RHT16(g) * 0.25), RNE. A NaN out of the transform
-// is canonicalised first so both backends round the same NaN.
-void rht_to_bf16(float v[kBlock], uint32_t sign_mask) {
-  num::rht16_unnormalized(v, sign_mask);
-  for (int t = 0; t < kBlock; ++t)
-    v[t] = num::bf16_to_f32(num::f32_to_bf16(num::canonical_nan(num::mul_rn(v[t], 0.25f))));
-}
-
 // Block jb of row i of an orientation, as the 16 values the encoder sees (columnwise:
 // RHT-transformed when asked).
 void load_block(const Nvfp4QuantizeArgs& a, bool columnwise, int64_t i, int64_t jb, float v[kBlock]) {
   nvfp4_blocks::load(a.x, columnwise, i, jb, v);
-  if (columnwise && a.rht) rht_to_bf16(v, a.rht_sign_mask);
+  if (columnwise && a.rht) nvfp4_blocks::rht_to_bf16(v, a.rht_sign_mask);
 }
 
 // Exact post-RHT amax of the columnwise copy: one pass over every columnwise block.
@@ -68,25 +61,44 @@ std::vector<float> tile_amaxes(const DenseView& x) {
   return tiles;
 }
 
+// 4over6 with 2D blocks: the kept scale of every 16x16 tile of x, [M/16][K/16], for an
+// orientation encoded against `o` (its amax).
+std::vector<uint8_t> four_over_six_tile_scales(const DenseView& x, const std::vector<float>& tiles,
+                                               const four_over_six::Outer& o) {
+  const int64_t tr = x.rows / kBlock, tc = x.cols / kBlock;
+  std::vector<uint8_t> scales(tr * tc);
+  parallel_for(tr, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t ti = t0; ti < t1; ++ti)
+      for (int64_t tj = 0; tj < tc; ++tj) {
+        float tile[kBlock][kBlock];
+        for (int64_t r = 0; r < kBlock; ++r)
+          for (int64_t c = 0; c < kBlock; ++c) tile[r][c] = x_at(x, ti * kBlock + r, tj * kBlock + c);
+        scales[ti * tc + tj] = four_over_six::tile_scale(tile, tiles[ti * tc + tj], o);
+      }
+  });
+  return scales;
+}
+
 // Encodes one orientation with outer amax `amax`. `tiles` (2D only) gives the block amax;
 // otherwise it is the amax of the block's 16 values.
 void encode_orientation(const Nvfp4QuantizeArgs& a, const Nvfp4Part& p, bool columnwise, float amax,
                         const std::vector<float>* tiles) {
   const int64_t blocks = (columnwise ? a.x.rows : a.x.cols) / kBlock;
   const int64_t tile_cols = a.x.cols / kBlock;
-  const float s_enc = num::nvfp4_encode_scale(amax);
+  const Nvfp4FourOverSix& fos = a.four_over_six;
+  const float s_enc = num::nvfp4_encode_scale(amax, fos.outer_max);
+  const four_over_six::Outer outer{s_enc, amax, fos.outer_max, fos.mse};
+  std::vector<uint8_t> tile_scales;
+  if (tiles && fos.on) tile_scales = four_over_six_tile_scales(a.x, *tiles, outer);
   const uint64_t* rng = a.stochastic_rounding ? a.rng_state : nullptr;
   nvfp4_blocks::encode_orientation(a.x, columnwise, a.scale_layout, p, [&](int64_t i, int64_t jb, uint8_t* codes) {
     float v[kBlock];
     load_block(a, columnwise, i, jb, v);
-    float b;
-    if (tiles) {  // tile (row tile, col tile) of x holding this block
-      const int64_t ti = columnwise ? jb : i / kBlock, tj = columnwise ? i / kBlock : jb;
-      b = (*tiles)[ti * tile_cols + tj];
-    } else {
-      b = num::float_of(nvfp4_blocks::fold(v));
-    }
-    const uint8_t s = num::nvfp4_block_scale(b, s_enc);
+    const int64_t tile = (columnwise ? jb : i / kBlock) * tile_cols + (columnwise ? i / kBlock : jb);  // 2D: x's tile
+    const float b = tiles ? (*tiles)[tile] : num::float_of(nvfp4_blocks::fold(v));
+    uint8_t s;
+    if (!fos.on) s = num::nvfp4_block_scale(b, s_enc);
+    else s = tiles ? tile_scales[tile] : four_over_six::block_scale(v, b, outer);
     nvfp4_blocks::encode(v, num::nvfp4_multiplier_per_tensor(s, s_enc), rng, static_cast<uint64_t>(i * blocks + jb),
                          columnwise, codes);
     return s;

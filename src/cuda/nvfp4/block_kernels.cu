@@ -3,6 +3,7 @@
 // taken when x is not 16-byte aligned or an output pointer is misaligned for the tile's stores.
 #include <algorithm>
 
+#include "cuda/nvfp4/four_over_six.cuh"
 #include "cuda/nvfp4/launch.h"
 #include "cuda/nvfp4/tile.cuh"
 
@@ -30,8 +31,24 @@ __device__ uint32_t tile16_amax(const TileArgs& a, int64_t ti, int64_t tj) {
   return acc;
 }
 
+// The kept 4over6 scale of the 16 x 16 tile (ti, tj) of x (2D), for an orientation with outer f.
+template <typename T>
+__device__ uint32_t four_over_six_tile_scale(const TileArgs& a, int64_t ti, int64_t tj, float b, const FourOverSixOuter& f) {
+  const auto* x = static_cast<const typename T::Raw*>(a.x);
+  const auto value_at = [&](int r, int c) { return to_f32<T>(x[(ti * kBlock + r) * a.cols + tj * kBlock + c]); };
+  const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, f.o.s_enc);
+  if (c.s4 == c.s6) return c.s6;
+  return num::nvfp4_four_over_six_takes_map4(four_over_six_tile_error(c.s4, f, value_at),
+                                             four_over_six_tile_error(c.s6, f, value_at))
+             ? c.s4
+             : c.s6;
+}
+
+// row_scaled: an amax per orientation row with the per-tensor math; four_over_six: its choice
+// per block (or tile) with a's 4over6 knobs.
 template <typename T, bool kPerToken>
-__global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool columnwise, bool rht, bool sr) {
+__global__ void __launch_bounds__(kThreads)
+    encode_block_kernel(TileArgs a, bool columnwise, bool rht, bool sr, bool row_scaled, bool four_over_six) {
   const int64_t rows_o = columnwise ? a.cols : a.rows, cols_o = columnwise ? a.rows : a.cols;
   const int64_t blocks = cols_o / kBlock, n = rows_o * blocks;
   uint8_t* codes = columnwise ? a.col_codes : a.row_codes;
@@ -49,8 +66,17 @@ __global__ void __launch_bounds__(kThreads) encode_block_kernel(TileArgs a, bool
     if (a.block_2d) bits = tile16_amax<T>(a, columnwise ? jb : i / kBlock, columnwise ? i / kBlock : jb);
     float b = __uint_as_float(bits);
     if (kPerToken && rht_here) b = num::mul_rn(b, 0.25f);
-    const OuterScale o = outer_scale<kPerToken>(kPerToken ? amax[i] : *amax);
-    const uint32_t s = block_scale_code(b, o.s_enc6);
+    const float outer_max = four_over_six ? four_over_six_outer_max(a) : num::kNvfp4OuterMax;
+    const float a_row = kPerToken || row_scaled ? amax[i] : *amax;
+    const OuterScale o = outer_scale<kPerToken>(a_row, outer_max);
+    uint32_t s;
+    if (!four_over_six) {
+      s = block_scale_code(b, o.s_enc6);
+    } else {
+      const FourOverSixOuter f{o, a_row, outer_max, a.four_over_six_mse};
+      if (a.block_2d) s = four_over_six_tile_scale<T>(a, columnwise ? jb : i / kBlock, columnwise ? i / kBlock : jb, b, f);
+      else s = four_over_six_block_scale(b, f, [&](int t) { return v[t]; });
+    }
     float m = multiplier<kPerToken>(s, o);
     const bool zero_block = kPerToken && m == 0.0f;
     if (kPerToken && rht_here) m = num::mul_rn(m, 0.25f);
@@ -83,8 +109,8 @@ __global__ void __launch_bounds__(kThreads) rht_amax_block_kernel(TileArgs a, fl
 }
 
 // Per-token columnwise amax with RHT into the zeroed a.col_amax: one thread per 16-row strip of
-// a column.
-template <typename T>
+// a column (kBf16: row-scaled's, rounded to bf16).
+template <typename T, bool kBf16>
 __global__ void __launch_bounds__(kThreads) token_rht_amax_block_kernel(TileArgs a) {
   const int64_t blocks = a.rows / kBlock, n = a.cols * blocks;
   for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
@@ -93,7 +119,7 @@ __global__ void __launch_bounds__(kThreads) token_rht_amax_block_kernel(TileArgs
     rht_block<true>(v, a.sign_mask);
     uint32_t acc = 0;
     for (int t = 0; t < kBlock; ++t) acc = fold(acc, v[t]);
-    atomic_fold(a.col_amax + idx / blocks, token_col_amax_bits<true>(acc));
+    atomic_fold(a.col_amax + idx / blocks, token_col_amax_bits<true, kBf16>(acc));
   }
 }
 
@@ -112,7 +138,7 @@ lowp_status launch_encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t
     LOWP_TRY(check_cuda(cudaMemsetAsync(scales, 0, static_cast<size_t>(num::scale_rows_padded(rows_o) * padded_cols), st),
                         "nvfp4 encode: memset scales"));
     const int64_t n = rows_o * ((columnwise ? a.rows : a.cols) / kBlock);
-    encode_block_kernel<T, kPerToken><<<grid_for(n), kThreads, 0, st>>>(a, columnwise, r.rht, r.sr);
+    encode_block_kernel<T, kPerToken><<<grid_for(n), kThreads, 0, st>>>(a, columnwise, r.rht, r.sr, r.row_scaled, r.four_over_six);
     LOWP_TRY(check_launch("nvfp4 encode block kernel"));
   }
   return LOWP_SUCCESS;
@@ -126,9 +152,10 @@ lowp_status launch_rht_amax(const TileArgs& a, float* out, cudaStream_t st) {
 }
 
 template <typename T>
-lowp_status launch_token_rht_amax(const TileArgs& a, cudaStream_t st) {
+lowp_status launch_token_rht_amax(const TileArgs& a, bool rht_bf16, cudaStream_t st) {
   const int64_t n = a.cols * (a.rows / kBlock);
-  if (n > 0) token_rht_amax_block_kernel<T><<<grid_for(n), kThreads, 0, st>>>(a);
+  const auto kernel = rht_bf16 ? token_rht_amax_block_kernel<T, true> : token_rht_amax_block_kernel<T, false>;
+  if (n > 0) kernel<<<grid_for(n), kThreads, 0, st>>>(a);
   return check_launch("nvfp4 per-token rht amax block kernel");
 }
 
@@ -147,8 +174,8 @@ lowp_status rht_amax_blocks(const TileArgs& a, lowp_dtype in, float* out, cudaSt
   return with_input_type(in, [&](auto t) { return launch_rht_amax<decltype(t)>(a, out, st); });
 }
 
-lowp_status token_rht_amax_blocks(const TileArgs& a, lowp_dtype in, cudaStream_t st) {
-  return with_input_type(in, [&](auto t) { return launch_token_rht_amax<decltype(t)>(a, st); });
+lowp_status token_rht_amax_blocks(const TileArgs& a, lowp_dtype in, bool rht_bf16, cudaStream_t st) {
+  return with_input_type(in, [&](auto t) { return launch_token_rht_amax<decltype(t)>(a, rht_bf16, st); });
 }
 
 }  // namespace lowp::cuda::nvfp4

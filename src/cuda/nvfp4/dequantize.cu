@@ -1,5 +1,6 @@
-// CUDA NVFP4 dequantize of one orientation (numerics §3): out = e2m1(q) * (float(s) * A / 2688),
-// A the orientation's one amax (per-tensor) or its row's amax floored at 1e-12 (per-token, §5).
+// CUDA NVFP4 dequantize of one orientation (numerics §3): out = e2m1(q) * (float(s) * A * (1/6E)),
+// A the orientation's one amax (per-tensor), its row's amax floored at 1e-12 (per-token, §5) or
+// raw (row-scaled, §5b); 6E = 2688, or 1536 after 4over6 with E = 256 (§5c).
 // The same kernel serves every recipe and copy: an RHT-domain columnwise copy dequantizes in the
 // RHT domain, like the CPU backend.
 //
@@ -72,8 +73,17 @@ __device__ __forceinline__ uint4 dequantize16(uint32_t q, float f) {
   return o.u;
 }
 
+// The amax of orientation row r (nvfp4_dequantize_amax, with the recipe's kind fixed at compile
+// time); tensor_amax is *a.amax, read once.
+template <Nvfp4OuterAmax kKind>
+__device__ __forceinline__ float amax_of_row(const Nvfp4DequantizeArgs& a, int64_t r, float tensor_amax) {
+  if constexpr (kKind == Nvfp4OuterAmax::kPerTensor) return tensor_amax;
+  else if constexpr (kKind == Nvfp4OuterAmax::kPerRowFloored) return num::nvfp4_per_token_amax(a.amax[r]);
+  else return a.amax[r];
+}
+
 // Index: uint32_t when every element index fits (its division by cols is then cheap).
-template <typename Out, bool kPerToken, typename Index>
+template <typename Out, Nvfp4OuterAmax kKind, typename Index>
 __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArgs a, Index n, Index cols) {
   __shared__ float e4m3[256];
   __shared__ uint4 step_codes[kWarps][32];
@@ -86,7 +96,8 @@ __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArg
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t padded_cols = num::scale_cols_padded(static_cast<int64_t>(cols / 16));
   const bool swizzled = a.scale_layout == LOWP_SCALE_LAYOUT_SWIZZLED;
-  const float tensor_amax = kPerToken ? 0.0f : *a.amax;
+  const float tensor_amax = kKind == Nvfp4OuterAmax::kPerTensor ? *a.amax : 0.0f;
+  const float inv_outer = num::nvfp4_outer_reciprocal(a.outer_max);
   const uint64_t code_bytes = static_cast<uint64_t>(n) / 2;
   const uint64_t stride = uint64_t{gridDim.x} * kWarps * kStepBytes;
   const uint8_t* staged = reinterpret_cast<const uint8_t*>(step_codes[warp]);
@@ -106,13 +117,13 @@ __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArg
     for (int j = 0; j < kStores; ++j) {
       if (e < n) {
         const uint8_t s = a.scales[num::scale_offset(r, c / 16, padded_cols, swizzled)];
-        const float amax = kPerToken ? num::nvfp4_per_token_amax(a.amax[r]) : tensor_amax;
+        const float amax = amax_of_row<kKind>(a, r, tensor_amax);
         const int first = j * kLaneStride + lane * kPerStore;  // element of this step
         uint32_t q;
         if constexpr (kPerStore == 8) q = *reinterpret_cast<const uint32_t*>(staged + first / 2);
         else q = *reinterpret_cast<const uint16_t*>(staged + first / 2);
         *reinterpret_cast<uint4*>(out + e) =
-            dequantize16<Out, kPerStore>(q, num::nvfp4_dequantize_factor(e4m3[s], amax));
+            dequantize16<Out, kPerStore>(q, num::nvfp4_dequantize_factor(e4m3[s], amax, inv_outer));
       }
       e += kLaneStride;
       for (c += kLaneStride; c >= cols; c -= cols) ++r;
@@ -122,19 +133,21 @@ __global__ void __launch_bounds__(kThreads) dequantize_kernel(Nvfp4DequantizeArg
 }
 
 // Any alignment: one thread per 16-element block, element stores.
-template <bool kPerToken>
 __global__ void __launch_bounds__(kThreads) dequantize_blocks_kernel(Nvfp4DequantizeArgs a) {
   const int64_t blocks = a.cols / 16, n = a.rows * blocks;
+  const float inv_outer = num::nvfp4_outer_reciprocal(a.outer_max);
   const int64_t padded_cols = num::scale_cols_padded(blocks);
   const bool swizzled = a.scale_layout == LOWP_SCALE_LAYOUT_SWIZZLED;
   for (int64_t idx = blockIdx.x * int64_t{kThreads} + threadIdx.x; idx < n; idx += int64_t{gridDim.x} * kThreads) {
     const int64_t r = idx / blocks, jb = idx % blocks;
     const uint8_t s = a.scales[num::scale_offset(r, jb, padded_cols, swizzled)];
-    const float amax = kPerToken ? num::nvfp4_per_token_amax(a.amax[r]) : *a.amax;
+    const float amax = nvfp4_dequantize_amax(a, r);
     for (int t = 0; t < 16; t += 2) {
       const uint8_t byte = a.codes[r * (a.cols / 2) + jb * 8 + t / 2];
-      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t, num::canonical_nan(num::nvfp4_dequantize(byte & 0xF, s, amax)));
-      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t + 1, num::canonical_nan(num::nvfp4_dequantize(byte >> 4, s, amax)));
+      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t,
+               num::canonical_nan(num::nvfp4_dequantize(byte & 0xF, s, amax, inv_outer)));
+      store_as(a.out, a.out_dtype, r * a.cols + jb * 16 + t + 1,
+               num::canonical_nan(num::nvfp4_dequantize(byte >> 4, s, amax, inv_outer)));
     }
   }
 }
@@ -144,37 +157,39 @@ unsigned grid_for(int64_t work_items, int64_t per_block) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, int64_t{sm_count()} * kBlocksPerSm)));
 }
 
-template <bool kPerToken>
-lowp_status dequantize(const Nvfp4DequantizeArgs& a, void* stream, const char* what) {
+template <Nvfp4OuterAmax kKind>
+lowp_status dequantize(const Nvfp4DequantizeArgs& a, cudaStream_t st) {
   const int64_t n = a.rows * a.cols;
-  if (n == 0) return LOWP_SUCCESS;
-  const cudaStream_t st = as_stream(stream);
-  if (!aligned16(a.codes) || !aligned16(a.out)) {
-    dequantize_blocks_kernel<kPerToken><<<grid_for(n / 16, kThreads), kThreads, 0, st>>>(a);
-    return check_launch(what);
-  }
   const unsigned grid = grid_for(n / 2, int64_t{kWarps} * kStepBytes);
   const bool narrow = n < (int64_t{1} << 31);  // every index, and 2 * (step + stride), fits 32 bits
   return with_input_type(a.out_dtype, [&](auto out) {
     using Out = decltype(out);
     if (narrow)
-      dequantize_kernel<Out, kPerToken, uint32_t><<<grid, kThreads, 0, st>>>(a, static_cast<uint32_t>(n),
-                                                                               static_cast<uint32_t>(a.cols));
+      dequantize_kernel<Out, kKind, uint32_t><<<grid, kThreads, 0, st>>>(a, static_cast<uint32_t>(n),
+                                                                          static_cast<uint32_t>(a.cols));
     else
-      dequantize_kernel<Out, kPerToken, uint64_t><<<grid, kThreads, 0, st>>>(a, static_cast<uint64_t>(n),
-                                                                               static_cast<uint64_t>(a.cols));
-    return check_launch(what);
+      dequantize_kernel<Out, kKind, uint64_t><<<grid, kThreads, 0, st>>>(a, static_cast<uint64_t>(n),
+                                                                          static_cast<uint64_t>(a.cols));
+    return check_launch("nvfp4 dequantize kernel");
   });
 }
 
 }  // namespace
 
 lowp_status nvfp4_dequantize(const Nvfp4DequantizeArgs& a, void* stream) {
-  return dequantize<false>(a, stream, "nvfp4 dequantize kernel");
-}
-
-lowp_status nvfp4_per_token_dequantize(const Nvfp4DequantizeArgs& a, void* stream) {
-  return dequantize<true>(a, stream, "nvfp4 per-token dequantize kernel");
+  const int64_t n = a.rows * a.cols;
+  if (n == 0) return LOWP_SUCCESS;
+  const cudaStream_t st = as_stream(stream);
+  if (!aligned16(a.codes) || !aligned16(a.out)) {
+    dequantize_blocks_kernel<<<grid_for(n / 16, kThreads), kThreads, 0, st>>>(a);
+    return check_launch("nvfp4 dequantize kernel (any alignment)");
+  }
+  switch (a.outer_amax) {
+    case Nvfp4OuterAmax::kPerTensor: return dequantize<Nvfp4OuterAmax::kPerTensor>(a, st);
+    case Nvfp4OuterAmax::kPerRowFloored: return dequantize<Nvfp4OuterAmax::kPerRowFloored>(a, st);
+    case Nvfp4OuterAmax::kPerRowRaw: break;
+  }
+  return dequantize<Nvfp4OuterAmax::kPerRowRaw>(a, st);
 }
 
 }  // namespace lowp::cuda

@@ -1,5 +1,5 @@
-// CUDA NVFP4 per-tensor quantize (SPEC §4): outer amaxes (flat amax pass, exact post-RHT amax
-// pass or estimation), then one encode launch for both orientations.
+// CUDA NVFP4 per-tensor quantize (numerics §4, with 4over6 §5c): outer amaxes (flat amax pass,
+// exact post-RHT amax pass or estimation), then one encode launch for both orientations.
 #include "core/backends.h"
 #include "cuda/nvfp4/launch.h"
 
@@ -13,7 +13,7 @@ __global__ void derive_col_amax_kernel(const float* a_row, float* a_col, float f
 }
 
 nvfp4::TileArgs tile_args(const Nvfp4QuantizeArgs& a) {
-  nvfp4::TileArgs t = nvfp4::tile_args(a.x, a.row, a.col, a.scale_layout, a.rht_sign_mask, a.rng_state);
+  nvfp4::TileArgs t = nvfp4::tile_args(a.x, a.row, a.col, a.scale_layout, a.rht_sign_mask, a.rng_state, a.four_over_six);
   t.block_2d = a.block_2d;
   return t;
 }
@@ -46,7 +46,7 @@ lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a, void* stream) {
     }
   }
   // Without given amaxes, an amax kernel of ours precedes the encode.
-  return nvfp4::encode(t, {a.x.dtype, false, a.rht, a.stochastic_rounding, !a.amax_given}, st);
+  return nvfp4::encode(t, {a.x.dtype, false, a.rht, a.stochastic_rounding, !a.amax_given, false, a.four_over_six.on}, st);
 }
 
 }  // namespace lowp::cuda

@@ -1,5 +1,6 @@
-// CUDA NVFP4 per-token recipe (SPEC §5): K1 (outer amaxes, one read of x), K2 (the encode of
-// both orientations, one read), the composite, and their grouped forms: a prep launch (the
+// CUDA per-row NVFP4 recipes, per-token (numerics §5) and row-scaled (§5b, with 4over6 §5c): K1
+// (outer amaxes, one read of x), K2 (the encode of both orientations, one read), the composite,
+// and their grouped forms: a prep launch (the
 // member map, checked on the device, and the amax zeroing; host rows of up to 32 members: the
 // zeroing alone), then one K1 and one K2 launch over all members, whatever their number (or, where
 // token_strips_ok, the fused first pass and the columnwise K2). Groups whose shape or pointers do
@@ -12,7 +13,7 @@ namespace lowp::cuda {
 namespace {
 
 nvfp4::TileArgs tile_args(const Nvfp4PerTokenArgs& a) {
-  return nvfp4::tile_args(a.x, a.row, a.col, a.scale_layout, a.rht_sign_mask, a.rng_state);
+  return nvfp4::tile_args(a.x, a.row, a.col, a.scale_layout, a.rht_sign_mask, a.rng_state, a.four_over_six);
 }
 
 // The K1 view of a: the amax arrays of the parts that are produced, no codes.
@@ -26,7 +27,7 @@ nvfp4::TileArgs amax_view(const nvfp4::TileArgs& t) {
 
 // K2 follows K1 on the stream unless the amaxes are given.
 nvfp4::EncodeRecipe recipe(const Nvfp4PerTokenArgs& a) {
-  return {a.x.dtype, true, a.rht, a.stochastic_rounding, !a.amax_given};
+  return {a.x.dtype, !a.row_scaled, a.rht, a.stochastic_rounding, !a.amax_given, a.row_scaled, a.four_over_six.on};
 }
 
 // The amax arrays K1 (amax_view k) folds into: R row floats, [n][K] column floats (n members).
@@ -34,10 +35,11 @@ nvfp4::GroupAmaxes amax_arrays(const nvfp4::TileArgs& k, int64_t n) {
   return {k.row_amax, k.row_amax != nullptr ? k.rows : 0, k.col_amax, k.col_amax != nullptr ? n * k.cols : 0};
 }
 
-// K1 of one matrix into the zeroed-here outputs of k (amax_view).
-lowp_status single_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, cudaStream_t st) {
+// K1 of one matrix into the zeroed-here outputs of k (amax_view); row_scaled: its RHT column
+// amaxes rounded to bf16.
+lowp_status single_amax(const nvfp4::TileArgs& k, lowp_dtype in, bool rht, bool row_scaled, cudaStream_t st) {
   LOWP_TRY(nvfp4::zero_amaxes(amax_arrays(k, 1), st));
-  return nvfp4::token_amax(k, in, rht, st);
+  return nvfp4::token_amax(k, in, rht, st, {}, row_scaled);
 }
 
 // The fused first pass makes the amaxes and the rowwise copy; K2 then makes the columnwise one.
@@ -58,7 +60,7 @@ lowp_status single_quantize(const Nvfp4PerTokenArgs& a, uint64_t sr_base, cudaSt
     LOWP_TRY(nvfp4::zero_amaxes(strips_zeroing(t, 1), st));
     return strips_quantize(t, a, st);
   }
-  if (!a.amax_given) LOWP_TRY(single_amax(amax_view(t), a.x.dtype, a.rht, st));
+  if (!a.amax_given) LOWP_TRY(single_amax(amax_view(t), a.x.dtype, a.rht, a.row_scaled, st));
   return nvfp4::encode(t, recipe(a), st);
 }
 
@@ -71,7 +73,7 @@ nvfp4::TileArgs amax_args(const Nvfp4PerTokenAmaxArgs& a) {
 }
 
 lowp_status single_amax_call(const Nvfp4PerTokenAmaxArgs& a, cudaStream_t st) {
-  return single_amax(amax_args(a), a.x.dtype, a.rht, st);
+  return single_amax(amax_args(a), a.x.dtype, a.rht, a.row_scaled, st);
 }
 
 lowp_status member_by_member_only(const Nvfp4GroupRows& g) {
@@ -116,7 +118,7 @@ lowp_status nvfp4_grouped_quantize(const Nvfp4GroupedArgs& a, void* stream) {
   const nvfp4::TileArgs k = amax_view(t);
   LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, a.t.amax_given ? nvfp4::GroupAmaxes{} : amax_arrays(k, a.group.n),
                                 st, &g));
-  if (!a.t.amax_given) LOWP_TRY(nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g));
+  if (!a.t.amax_given) LOWP_TRY(nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g, a.t.row_scaled));
   return nvfp4::encode(t, recipe(a.t), st, g);
 }
 
@@ -134,7 +136,7 @@ lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
   const nvfp4::TileArgs k = amax_args(a.t);
   nvfp4::GroupLaunch g;
   LOWP_TRY(nvfp4::prepare_group(a.group, a.t.x.rows, amax_arrays(k, a.group.n), st, &g));
-  return nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g);
+  return nvfp4::token_amax(k, a.t.x.dtype, a.t.rht, st, g, a.t.row_scaled);
 }
 
 }  // namespace lowp::cuda

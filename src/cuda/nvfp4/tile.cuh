@@ -1,5 +1,8 @@
 // The NVFP4 encode of one 128 x 128 tile of x into rowwise and columnwise codes and block scales,
-// shared by the per-tensor recipe (kPerToken false) and the per-token recipe (true).
+// shared by the per-tensor recipe (kPerToken false), the per-token recipe (true) and row-scaled
+// NVFP4 (kRowScaled: per-token's per-row amaxes with the per-tensor math), with 4over6 (k4over6:
+// each block, or 16x16 tile, keeps the better of two candidate scales) on per-tensor and
+// row-scaled.
 //
 // A thread owns 16 rows x one 16-byte vector of columns (V = 8 bf16/fp16 or 4 fp32 elements).
 // Lanes run along the columns (whole 128-byte lines per warp load). The encode stages the tile in
@@ -14,8 +17,11 @@
 // contiguous in the compact and the swizzled layout alike. Tiles cover the scale arrays' 128-row
 // padding: padding blocks read as zeros, whose scale is 0, the padding value.
 #pragma once
+#include <type_traits>
+
 #include "numerics/stochastic_rounding.h"
 #include "numerics/swizzle.h"
+#include "cuda/nvfp4/four_over_six.cuh"
 #include "cuda/nvfp4/tile_thread.cuh"
 
 namespace lowp::cuda::nvfp4 {
@@ -99,22 +105,29 @@ __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool li
 // kEvictFirst: the loads of x and the stores are marked evict-first in L2 (chosen in
 // tile_kernels.cu). Nothing is ever marked evict-last: such lines outlive the call and
 // shrink the L2 for every later kernel (docs/perf/nvfp4-per-token.md).
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false, bool kEvictFirst = false>
+// kRowScaled (not with kPerToken): row-scaled NVFP4, the outer scale of every tile row and
+// column staged like per-token's, everything else the per-tensor recipe's. k4over6 (per-tensor or
+// row-scaled, never with RHT or SR).
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns = false, bool kEvictFirst = false,
+          bool kRowScaled = false, bool k4over6 = false>
 struct Nvfp4Tile : TileThread<T> {
   using Base = TileThread<T>;
   using G = Geometry<T>;
   using Base::c0, Base::cl, Base::live_rows, Base::r0, Base::rg, Base::tc, Base::tr;
   static constexpr int V = G::V;
   static constexpr int kScaleCodes = kTokenScaleCodes;
-  static constexpr bool k2dPossible = !kPerToken && !kRht && !kSr;  // validation forbids the rest
-  // Per-token RN encodes every block without the clamp to 6 (one instruction per element fewer)
-  // and reports the passes that had a block needing it (not normal_unsaturated: a subnormal or
-  // saturated scale, NaN or inf); the kernel then encodes those passes again, clamped, which is
-  // cheaper than a per-block choice between two copies of the encode (the per-tensor way).
-  static constexpr bool kClampLater = kPerToken && !kSr;
+  static_assert(!(kPerToken && (kRowScaled || k4over6)) && !(k4over6 && (kRht || kSr)), "no such recipe");
+  static constexpr bool kRowOuter = kPerToken || kRowScaled;           // an outer amax per row and column
+  static constexpr bool k2dPossible = !kRowOuter && !kRht && !kSr;  // validation forbids the rest
+  // Per-token (and row-scaled) RN encodes every block without the clamp to 6 (one instruction per
+  // element fewer) and reports the passes that had a block needing it (not normal_unsaturated: a
+  // subnormal or saturated scale, NaN or inf); the kernel then encodes those passes again,
+  // clamped, which is cheaper than a per-block choice between two copies of the encode (the
+  // per-tensor way).
+  static constexpr bool kClampLater = kRowOuter && !kSr;
 
   // Dynamic shared memory (the fp32 tile alone is 64 KiB).
-  struct Smem {
+  struct BaseSmem {
     uint4 x[kTile][G::kColLanes];         // the tile as loaded, zeros outside the matrix
     uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
     union {
@@ -127,6 +140,14 @@ struct Nvfp4Tile : TileThread<T> {
     uint8_t col_scales[kTile][kTileBlocks];
     uint8_t row_scales[kTile][kTileBlocks];
   };
+  // The variants' additions (the recipes before them keep their footprint): row-scaled's outer
+  // scale of each tile row / column; 4over6 2D's kept scale of each 16x16 tile, per orientation.
+  struct VariantSmem : BaseSmem {
+    OuterScale row_outer[2][kRowScaled ? kTile : 1];
+    float row_amax[2][kRowScaled ? kTile : 1];  // 4over6's A of each tile row / column
+    uint8_t tile_scale[2][kTileBlocks][kTileBlocks];
+  };
+  using Smem = std::conditional_t<kRowScaled || k4over6, VariantSmem, BaseSmem>;
 
   // The rowwise pass deals each 16-element block whole to one of the kLanesPerBlock lanes that
   // hold it, kRowShare of their 16 rows each.
@@ -137,8 +158,10 @@ struct Nvfp4Tile : TileThread<T> {
   // columnwise reads of one row stay a permutation of the lanes).
   __device__ static int slot(int r, int c) { return c ^ ((r % kBlock) / kRowShare); }
 
-  // Per-tensor: the outer scale of each orientation (zero amax when not produced), derived once.
+  // Per-tensor: the outer scale of each orientation (zero amax when not produced), derived once;
+  // with 4over6 also the amaxes themselves.
   OuterScale row_outer{}, col_outer{};
+  float row_a{}, col_a{};
 
   // Starts copying the thread's 16 vectors into sm.x; wait_loads() and a barrier before reading.
   __device__ Nvfp4Tile(const TileArgs& a, int64_t tile, Smem& sm) : Base(a, tile) {
@@ -155,11 +178,19 @@ struct Nvfp4Tile : TileThread<T> {
     }
     if constexpr (kPerToken) prepare_reciprocals(sm);  // needs no amax: before the wait
     wait_for_predecessor();  // launched early: the amaxes below and in prepare() are its output
-    if constexpr (!kPerToken) {
+    if constexpr (k4over6 && !kRowOuter) {
+      row_a = a.row_codes != nullptr ? *a.row_amax : 0.0f;
+      col_a = a.col_codes != nullptr ? col_amax(a) : 0.0f;
+      row_outer = outer_scale<false>(row_a, outer_max(a));
+      col_outer = outer_scale<false>(col_a, outer_max(a));
+    } else if constexpr (!kRowOuter) {
       row_outer = outer_scale<false>(a.row_codes != nullptr ? *a.row_amax : 0.0f);
       col_outer = outer_scale<false>(a.col_codes != nullptr ? col_amax(a) : 0.0f);
     }
   }
+
+  // 6E of the encode: 4over6's, else the standard 2688.
+  __device__ static float outer_max(const TileArgs& a) { return k4over6 ? four_over_six_outer_max(a) : num::kNvfp4OuterMax; }
 
   // Per-tensor A_col (derived: every block computes it, block 0 also stores it).
   __device__ static float col_amax(const TileArgs& a) {
@@ -211,6 +242,16 @@ struct Nvfp4Tile : TileThread<T> {
         if (a.row_codes != nullptr) sm.token.scale[0][i] = token_scale_staged(row_amax);
         if (a.col_codes != nullptr) sm.token.scale[1][i] = token_scale_staged(col_amax);
       }
+    } else if constexpr (kRowScaled) {  // as per-token, the whole outer scale (a division per block follows)
+      if (const int i = threadIdx.x; i < kTile) {
+        const int64_t r = tr * kTile + i, c = tc * kTile + i;
+        const float row_amax = a.row_codes != nullptr && r < a.rows ? a.row_amax[r] : 0.0f;
+        const float col_amax = a.col_codes != nullptr && c < a.cols ? a.col_amax[c] : 0.0f;
+        sm.row_outer[0][i] = outer_scale<false>(row_amax, outer_max(a));
+        sm.row_outer[1][i] = outer_scale<false>(col_amax, outer_max(a));
+        sm.row_amax[0][i] = row_amax;
+        sm.row_amax[1][i] = col_amax;
+      }
     } else {
 #pragma unroll 1
       for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
@@ -234,11 +275,13 @@ struct Nvfp4Tile : TileThread<T> {
 
   // Whether a block's RN encode skips the clamp to 6. Per-tensor: when normal_unsaturated or
   // all-zero. kClampLater: always in the first pass (kRedo false), setting redo when the block
-  // needed it (a zero block's codes are forced to 0 anyway); never in the second.
+  // needed it (a per-token zero block's codes are forced to 0 anyway, a row-scaled all-zero
+  // block's values are zeros); never in the second.
   template <bool kRedo>
   __device__ static bool skips_clamp(float b, const OuterScale& o, uint32_t s, bool zero_block, bool& redo) {
     if constexpr (!kClampLater) return normal_unsaturated(b, o.s_enc6, s) || b == 0.0f;  // SR ignores it
-    redo |= !(normal_unsaturated(b, o.s_enc6, s) || zero_block);  // b == 0: a zero block (scale 0)
+    // Per-token: b == 0 is a zero block (scale 0).
+    redo |= !(normal_unsaturated(b, o.s_enc6, s) || (kPerToken ? zero_block : b == 0.0f));
     return !kRedo;
   }
 
@@ -253,6 +296,78 @@ struct Nvfp4Tile : TileThread<T> {
   // Per-token: the multiplier of scale code s in a row or column staged as o.
   __device__ static float token_multiplier(const Smem& sm, uint32_t s, const OuterScale& o) {
     return nvfp4::token_multiplier(sm.token.reciprocal[s], o);
+  }
+
+  // The outer scale of tile row (orientation 0) or column (1) i: per-token's or row-scaled's staged
+  // one, else the orientation's (o).
+  __device__ static OuterScale outer_of(const Smem& sm, int orientation, int i, const OuterScale& o) {
+    if constexpr (kPerToken) return staged_outer(sm, orientation, i);
+    else if constexpr (kRowScaled) return sm.row_outer[orientation][i];
+    else return o;
+  }
+
+  // 4over6: what a block's error depends on besides its values, in tile row (orientation 0) or
+  // column (1) i with outer scale o.
+  __device__ FourOverSixOuter four_over_six_outer(const TileArgs& a, const Smem& sm, int orientation, int i,
+                                                  const OuterScale& o) const {
+    float amax;
+    if constexpr (kRowScaled) amax = sm.row_amax[orientation][i];
+    else amax = orientation == 0 ? row_a : col_a;
+    return {o, amax, outer_max(a), a.four_over_six_mse};
+  }
+
+  // The scale code of a block with amax b and values value_at(0..15) in tile row (orientation 0)
+  // or column (1) i with outer scale o; 4over6 2D: the kept scale of 16x16 tile (ti, tj) of this
+  // tile (choose_tiles).
+  template <typename ValueAt>
+  __device__ uint32_t scale_code(const TileArgs& a, const Smem& sm, int orientation, int i, float b, const OuterScale& o,
+                                 int ti, int tj, ValueAt value_at) const {
+    if constexpr (k4over6) {
+      if (k2dPossible && a.block_2d) return sm.tile_scale[orientation][ti][tj];
+      return four_over_six_block_scale(b, four_over_six_outer(a, sm, orientation, i, o), value_at);
+    } else {
+      return block_scale_code(b, o.s_enc6);
+    }
+  }
+
+  // The element multiplier of scale code s in an orientation row with outer scale o: per-token's
+  // from the staged reciprocals, row-scaled's by a division, per-tensor's from the table.
+  __device__ static float block_multiplier(const Smem& sm, int orientation, uint32_t s, const OuterScale& o) {
+    if constexpr (kPerToken) return token_multiplier(sm, s, o);
+    else if constexpr (kRowScaled) return multiplier<false>(s, o);
+    else return sm.mult[orientation][s];
+  }
+
+  // 4over6 with 2D blocks (per-tensor): the kept scale of each of the tile's 8 x 8 16x16 tiles, for
+  // each produced orientation (its own amax), into sm.tile_scale. Threads 0..127 take tile t / 2
+  // and candidate t % 2, partners exchange their errors. After the loads' barrier; a barrier
+  // before the encode reads them.
+  __device__ void choose_tiles(const TileArgs& a, Smem& sm) const {
+    constexpr int kPairs = kTileBlocks * kTileBlocks;
+    static_assert(2 * kPairs <= G::kThreads, "a thread per tile and candidate");
+    const int t = threadIdx.x;
+    if (t >= 2 * kPairs) return;  // whole warps
+    const int ti = (t / 2) / kTileBlocks, tj = (t / 2) % kTileBlocks;
+    const auto value_at = [&](int r, int c) {
+      const int row = ti * kBlock + r, col = tj * kBlock + c;
+      return element<T>(sm.x[row][slot(row, col / V)], col % V);
+    };
+    uint32_t bits = 0;
+#pragma unroll 1
+    for (int r = 0; r < kBlock; ++r)
+      for (int c = 0; c < kBlock; ++c) bits = fold(bits, value_at(r, c));
+    const float b = __uint_as_float(bits);
+#pragma unroll 1
+    for (int orientation = 0; orientation < 2; ++orientation) {
+      if ((orientation == 0 ? a.row_codes : a.col_codes) == nullptr) continue;  // uniform
+      const OuterScale& o = orientation == 0 ? row_outer : col_outer;
+      const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, o.s_enc);
+      const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, 0, o);
+      const float err = c.s4 == c.s6 ? 0.0f : four_over_six_tile_error(t % 2 ? c.s4 : c.s6, f, value_at);
+      const float partner = __shfl_xor_sync(0xFFFFFFFFu, err, 1);
+      if (t % 2 == 0)
+        sm.tile_scale[orientation][ti][tj] = c.s4 != c.s6 && num::nvfp4_four_over_six_takes_map4(partner, err) ? c.s4 : c.s6;
+    }
   }
 
   // Returns whether the pass must run again with kRedo (skips_clamp).
@@ -280,19 +395,20 @@ struct Nvfp4Tile : TileThread<T> {
       uint4 v[L];
 #pragma unroll
       for (int q = 0; q < L; ++q) v[q] = src[(bi * L + q) ^ share];
-      if constexpr (kPerToken) o = staged_outer(sm, 0, row);
+      if constexpr (kRowOuter) o = outer_of(sm, 0, row, o);
       uint32_t acc = 0;
 #pragma unroll
       for (int q = 0; q < L; ++q) acc = fold_abs<T>(acc, v[q]);
       const uint32_t b = (k2dPossible && a.block_2d) ? tile16 : widen_folded<T>(clear_folded_signs<T>(acc));
-      const uint32_t s = block_scale_code(__uint_as_float(b), o.s_enc6);
-      const float m = kPerToken ? token_multiplier(sm, s, o) : sm.mult[0][s];
+      const auto value_at = [&](int e) { return element<T>(v[e / V], e % V); };
+      const uint32_t s = scale_code(a, sm, 0, row, __uint_as_float(b), o, rg, bi, value_at);
+      const float m = block_multiplier(sm, 0, s, o);
       uint4 rnd{};
       if constexpr (kSr)
         rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (first_row + i) * blocks + c / kBlock), false);
       const bool zero_block = kPerToken && m == 0.0f;
       const bool unclamped = skips_clamp<kRedo>(__uint_as_float(b), o, s, zero_block, redo);
-      const uint2 codes = block_codes(m, rnd, unclamped, zero_block, [&](int e) { return element<T>(v[e / V], e % V); });
+      const uint2 codes = block_codes(m, rnd, unclamped, zero_block, value_at);
       if (i < live) store(reinterpret_cast<uint2*>(dst), codes);
       sm.row_scales[row][bi] = static_cast<uint8_t>(s);
     }
@@ -336,7 +452,7 @@ struct Nvfp4Tile : TileThread<T> {
   __device__ void encode_col(const TileArgs& a, Smem& sm, uint32_t tile16, int64_t blocks, uint64_t seed, uint64_t offset,
                              const uint32_t (&raw)[kBlock], uint32_t acc, int e, int h, bool& redo) const {
     const int tcol = cl * V + e;
-    const OuterScale o = kPerToken ? staged_outer(sm, 1, tcol) : col_outer;
+    const OuterScale o = outer_of(sm, 1, tcol, col_outer);
     // The RHT's sign flips: left to the transform when the mask is known, else applied here.
     constexpr uint32_t kSigns = kDefaultSigns ? num::kDefaultRhtSignMask : 0u;
     float v[kBlock];
@@ -350,14 +466,14 @@ struct Nvfp4Tile : TileThread<T> {
     else bits = kRht ? rht_block<true>(v, kSigns) : folded_column_bits<T>(acc, h);
     float b = __uint_as_float((k2dPossible && a.block_2d) ? tile16 : bits);
     if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
-    const uint32_t s = block_scale_code(b, o.s_enc6);
-    float m = kPerToken ? token_multiplier(sm, s, o) : sm.mult[1][s];
+    const auto value_at = [&](int j) { return v[j]; };
+    const uint32_t s = scale_code(a, sm, 1, tcol, b, o, rg, tcol / kBlock, value_at);
+    float m = block_multiplier(sm, 1, s, o);
     const bool zero_block = kPerToken && m == 0.0f;
     if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
     uint4 rnd{};
     if constexpr (kSr) rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (c0 + e) * blocks + r0 / kBlock), true);
     const bool unclamped = skips_clamp<kRedo>(b, o, s, zero_block, redo);
-    const auto value_at = [&](int j) { return v[j]; };
     uint2 codes;
     // Per-tensor RHT: the pairs carry the values' signs (m > 0; a NaN is positive there too).
     if constexpr (kRht && !kPerToken) codes = block_codes(m, rnd, unclamped, zero_block, value_at, SignsOfPairs{pairs});

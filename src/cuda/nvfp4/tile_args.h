@@ -28,6 +28,10 @@ struct TileArgs {
   int64_t row_scale_cols, col_scale_cols;  // padded compact columns of each scale array
   bool swizzled;
   bool block_2d;
+  // 4over6 (numerics §5c; the kernels' k4over6): its error measure and E (448, or 256: 6E =
+  // four_over_six_outer_max()). Bools where the struct has room: no field moves.
+  bool four_over_six_mse;
+  bool four_over_six_e256;
   uint32_t sign_mask;
   const uint64_t* rng_state;  // {seed, offset}; stochastic rounding only
   uint64_t sr_base;           // SR index of this matrix's block 0 (a group member's offset)
@@ -37,6 +41,11 @@ struct TileArgs {
   bool col_amax_estimate;  // A_row * col_amax_factor (else a copy)
   float col_amax_factor;
 };
+
+// 4over6's 6E.
+__host__ __device__ inline float four_over_six_outer_max(const TileArgs& a) {
+  return a.four_over_six_e256 ? num::kNvfp4OuterMax256 : num::kNvfp4OuterMax;
+}
 
 // A_col from A_row: a copy, or with RHT the estimate.
 __host__ __device__ inline float derived_col_amax(float a_row, bool estimate, float factor) {
@@ -63,7 +72,7 @@ inline int64_t tile_count(int64_t n) { return (n + kTile - 1) / kTile; }
 
 // The tile arguments of one matrix x and its two orientations' outputs (null codes: not made).
 inline TileArgs tile_args(const DenseView& x, const Nvfp4Part& row, const Nvfp4Part& col, lowp_scale_layout layout,
-                          uint32_t sign_mask, const uint64_t* rng_state) {
+                          uint32_t sign_mask, const uint64_t* rng_state, const Nvfp4FourOverSix& four_over_six = {}) {
   TileArgs t{};
   t.x = x.data;
   t.rows = x.rows;
@@ -77,6 +86,8 @@ inline TileArgs tile_args(const DenseView& x, const Nvfp4Part& row, const Nvfp4P
   t.row_scale_cols = num::scale_cols_padded(x.cols / kBlock);
   t.col_scale_cols = num::scale_cols_padded(x.rows / kBlock);
   t.swizzled = layout == LOWP_SCALE_LAYOUT_SWIZZLED;
+  t.four_over_six_mse = four_over_six.mse;
+  t.four_over_six_e256 = four_over_six.outer_max == num::kNvfp4OuterMax256;
   t.sign_mask = sign_mask;
   t.rng_state = rng_state;
   t.col_tiles = tile_count(x.cols);

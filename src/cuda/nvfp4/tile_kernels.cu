@@ -12,10 +12,11 @@
 namespace lowp::cuda::nvfp4 {
 namespace {
 
-// Members: MemberMap, or InlineMembers (per-token groups of host rows).
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, typename Members>
+// Members: MemberMap, or InlineMembers (groups of host rows of a per-row recipe).
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, bool kRowScaled,
+          bool k4over6, typename Members>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(TileArgs whole, Members g) {
-  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>;
+  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst, kRowScaled, k4over6>;
   extern __shared__ uint4 dynamic_smem[];
   auto& sm = *reinterpret_cast<typename Tile::Smem*>(dynamic_smem);
   TileArgs a;
@@ -34,6 +35,12 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) encode_tile_kernel(Tile
   __syncthreads();
   tl.stamp(timeline::kLoaded);
   const uint32_t tile16 = (Tile::k2dPossible && a.block_2d) ? t.tile16_amax(sm) : 0u;
+  if constexpr (Tile::k2dPossible && k4over6) {
+    if (a.block_2d) {  // every 16x16 tile's choice before either pass reads it
+      t.choose_tiles(a, sm);
+      __syncthreads();
+    }
+  }
   const bool redo_cols = a.col_codes != nullptr && t.encode_cols(a, sm, tile16);
   const bool redo_rows = a.row_codes != nullptr && t.encode_rows(a, sm, tile16);
   // Rare (Nvfp4Tile::kClampLater): the thread's pass had a block that needs the clamp.
@@ -67,14 +74,17 @@ struct EncodePlan {
   size_t smem_floor;  // dynamic shared memory the launch takes at least (to cap its blocks per SM)
   bool early;         // a programmatic dependent launch (launch_kernel)
   bool per_token, rht, sr;
+  bool row_scaled, four_over_six;
   bool default_signs;  // RHT with num::kDefaultRhtSignMask: the kernel with the mask built in
   bool evict_first;
 };
 
-template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, typename Members>
+template <typename T, bool kPerToken, bool kRht, bool kSr, bool kDefaultSigns, bool kEvictFirst, bool kRowScaled,
+          bool k4over6, typename Members>
 lowp_status launch_encode_kernel(const TileArgs& a, const Members& g, const EncodePlan& p, cudaStream_t st) {
-  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst, Members>;
-  const size_t smem = std::max(sizeof(typename Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst>::Smem), p.smem_floor);
+  const auto kernel = encode_tile_kernel<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst, kRowScaled, k4over6, Members>;
+  using Tile = Nvfp4Tile<T, kPerToken, kRht, kSr, kDefaultSigns, kEvictFirst, kRowScaled, k4over6>;
+  const size_t smem = std::max(sizeof(typename Tile::Smem), p.smem_floor);
   LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 encode: carveout"));
   // The opt-in is per device and, unlike the carveout hint, not recorded: after a cudaDeviceReset
   // a launch without it fails. Set on every launch that needs it (fp32 tiles, capped launches).
@@ -85,20 +95,24 @@ lowp_status launch_encode_kernel(const TileArgs& a, const Members& g, const Enco
 }
 
 // The kernel of a plan. Only what a plan can ask for is instantiated: the built-in sign mask with
-// RHT, evict-first and member rows by value (InlineMembers) with per-token.
+// RHT, evict-first and member rows by value (InlineMembers) with a per-row recipe, row-scaled
+// apart from per-token, 4over6 without RHT and SR on per-tensor or row-scaled.
 template <typename T, typename Members>
 lowp_status launch_encode(const TileArgs& a, const Members& g, const EncodePlan& p, cudaStream_t st) {
   constexpr bool kInline = std::is_same_v<Members, InlineMembers>;
   return with_flags(
-      [&](auto per_token, auto rht, auto sr, auto signs, auto evict_first) {
-        constexpr bool kPerToken = decltype(per_token)::value, kRht = decltype(rht)::value;
+      [&](auto per_token, auto rht, auto sr, auto signs, auto evict_first, auto row_scaled, auto four_over_six) {
+        constexpr bool kPerToken = decltype(per_token)::value, kRht = decltype(rht)::value, kSr = decltype(sr)::value;
         constexpr bool kSigns = decltype(signs)::value, kEvictFirst = decltype(evict_first)::value;
-        if constexpr ((kSigns && !kRht) || ((kEvictFirst || kInline) && !kPerToken))
+        constexpr bool kRowScaled = decltype(row_scaled)::value, k4over6 = decltype(four_over_six)::value;
+        constexpr bool kPerRow = kPerToken || kRowScaled;
+        if constexpr ((kSigns && !kRht) || ((kEvictFirst || kInline) && !kPerRow) || (kPerToken && kRowScaled) ||
+                      (k4over6 && (kPerToken || kRht || kSr)))
           return fail(LOWP_ERROR_INTERNAL, "nvfp4 encode: no kernel for this plan");
         else
-          return launch_encode_kernel<T, kPerToken, kRht, decltype(sr)::value, kSigns, kEvictFirst>(a, g, p, st);
+          return launch_encode_kernel<T, kPerToken, kRht, kSr, kSigns, kEvictFirst, kRowScaled, k4over6>(a, g, p, st);
       },
-      p.per_token, p.rht, p.sr, p.default_signs, p.evict_first);
+      p.per_token, p.rht, p.sr, p.default_signs, p.evict_first, p.row_scaled, p.four_over_six);
 }
 
 // A group launch's shared-memory floor: the cap on its blocks per SM (heuristics.h), if any.
@@ -131,11 +145,13 @@ lowp_status encode(const TileArgs& a, const EncodeRecipe& r, cudaStream_t st, co
   LOWP_TRY(launch_blocks(a, g.map(), "nvfp4 encode", &p.blocks));
   if (p.blocks == 0) return LOWP_SUCCESS;
   p.early = r.after_amax;
-  p.per_token = r.per_token;  // groups are per-token only
+  p.per_token = r.per_token;  // groups are per-row only
   p.rht = r.rht;
   p.sr = r.sr;
+  p.row_scaled = r.row_scaled;
+  p.four_over_six = r.four_over_six;
   p.default_signs = r.rht && a.sign_mask == num::kDefaultRhtSignMask;
-  p.evict_first = r.per_token && heuristics::per_token_evict_first(a.rows * a.cols * dtype_bytes(r.in), l2_cache_bytes());
+  p.evict_first = per_row(r) && heuristics::per_token_evict_first(a.rows * a.cols * dtype_bytes(r.in), l2_cache_bytes());
   p.smem_floor = g.rows_inline ? 0 : group_smem_floor(a, g, p.blocks);
   return with_input_type(r.in, [&](auto t) {
     using T = decltype(t);

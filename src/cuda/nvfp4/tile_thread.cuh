@@ -54,14 +54,16 @@ __device__ __forceinline__ uint32_t folded_column_bits(uint32_t acc, int h) {
   return __float_as_uint(word_element<T>(acc, h));
 }
 
-// The outer scale of one orientation row (SPEC §3, §5) and what its blocks derive from it.
+// The outer scale of one orientation row (numerics §3, §5, §5b, §5c) and what its blocks derive
+// from it.
 struct OuterScale {
   float s_enc, s_enc6, s_dec;
 };
 
+// outer_max: 6E (4over6), else the standard 2688.
 template <bool kPerToken>
-__device__ __forceinline__ OuterScale outer_scale(float amax) {
-  const float s_enc = kPerToken ? num::nvfp4_encode_scale_per_token(amax) : num::nvfp4_encode_scale(amax);
+__device__ __forceinline__ OuterScale outer_scale(float amax, float outer_max = num::kNvfp4OuterMax) {
+  const float s_enc = kPerToken ? num::nvfp4_encode_scale_per_token(amax) : num::nvfp4_encode_scale(amax, outer_max);
   return {s_enc, num::nvfp4_block_scale_factor(s_enc), kPerToken ? 0.0f : num::nvfp4_decode_factor(s_enc)};
 }
 
@@ -128,13 +130,17 @@ __device__ __forceinline__ uint32_t rht_block(float (&v)[kBlock], uint32_t sign_
   }
 }
 
-// A per-token columnwise amax as stored (SPEC §5): with RHT 0.25 * the max (canonical NaN).
-// Monotone in the bits, so applying it to partial maxima before folding them equals applying it
-// to the final max.
-template <bool kRht>
+// A per-token columnwise amax as stored (SPEC §5): with RHT 0.25 * the max (canonical NaN);
+// kBf16 (row-scaled, numerics §5b): that rounded to bf16. Monotone in the bits, so applying it to
+// partial maxima before folding them equals applying it to the final max.
+template <bool kRht, bool kBf16 = false>
 __device__ __forceinline__ uint32_t token_col_amax_bits(uint32_t max_bits) {
-  if constexpr (kRht) return __float_as_uint(num::canonical_nan(num::mul_rn(__uint_as_float(max_bits), 0.25f)));
-  else return max_bits;
+  if constexpr (kRht) {
+    const float amax = num::canonical_nan(num::mul_rn(__uint_as_float(max_bits), 0.25f));
+    return __float_as_uint(kBf16 ? num::nvfp4_row_scaled_rht_amax(amax) : amax);
+  } else {
+    return max_bits;
+  }
 }
 
 // Where a thread sits in a tile: its 16-row group and column lane, first row and column.

@@ -1,8 +1,9 @@
-// NVFP4 per-token K1 (SPEC §5): the outer amaxes of both orientations in one read of x, over
-// 128 x 128 tiles (of the whole matrix, or of each group member: see launch()). Rows reduce across
-// the lanes of a tile row, columns across the tile's 16-row groups; each tile folds its partial
-// maxima into the zeroed outputs with one atomic per row and per column (bits order as floats,
-// so the result does not depend on tile order and equals the CPU's fold).
+// NVFP4 per-token K1 (numerics §5; row-scaled's too, §5b): the outer amaxes of both orientations
+// in one read of x, over 128 x 128 tiles (of the whole matrix, or of each group member: see
+// launch()). Rows reduce across the lanes of a tile row, columns across the tile's 16-row groups;
+// each tile folds its partial maxima into the zeroed outputs with one atomic per row and per
+// column (bits order as floats, so the result does not depend on tile order and equals the CPU's
+// fold).
 #include <type_traits>
 
 #include "core/backends.h"
@@ -70,8 +71,9 @@ __device__ bool locate_row_groups(const TileArgs& whole, const Members& g, int64
 
 // Members: MemberMap, or InlineMembers (groups of host rows). kWholeTiles (groups): launch block
 // b takes tile b of the whole matrix (locate_row_groups); else block b takes the b-th tile of the
-// member walk (member_tile; a single tensor: its own tiles).
-template <typename T, bool kRht, bool kWholeTiles, typename Members>
+// member walk (member_tile; a single tensor: its own tiles). kBf16 (with kRht): row-scaled's
+// column amaxes, rounded to bf16.
+template <typename T, bool kRht, bool kWholeTiles, typename Members, bool kBf16 = false>
 __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(TileArgs whole, Members g) {
   using G = Geometry<T>;
   __shared__ uint32_t col_part[G::kRowGroups][kTile];
@@ -144,26 +146,28 @@ __global__ void __launch_bounds__(Geometry<T>::kThreads) token_amax_tile_kernel(
 #pragma unroll
     for (int q = 0; q < G::kRowGroups; ++q) {
       if (const int64_t mq = member(q); mq != cur) {  // a member boundary inside the tile
-        atomic_fold(a.col_amax + cur * a.cols + c, token_col_amax_bits<kRht>(m));
+        atomic_fold(a.col_amax + cur * a.cols + c, token_col_amax_bits<kRht, kBf16>(m));
         cur = mq;
         m = 0;
       }
       m = max(m, col_part[q][i]);
     }
-    atomic_fold(a.col_amax + cur * a.cols + c, token_col_amax_bits<kRht>(m));
+    atomic_fold(a.col_amax + cur * a.cols + c, token_col_amax_bits<kRht, kBf16>(m));
   }
   tl.stamp(timeline::kExit);
 }
 
 // Launched early: K1 always follows the amax zeroing (or the group prep) on its stream.
 template <typename T, bool kWholeTiles>
-lowp_status launch_tiles(const TileArgs& a, bool rht, const GroupLaunch& g, cudaStream_t st) {
+lowp_status launch_tiles(const TileArgs& a, bool rht, bool rht_bf16, const GroupLaunch& g, cudaStream_t st) {
   unsigned blocks = 0;
   LOWP_TRY(launch_blocks(a, kWholeTiles ? MemberMap{} : g.map(), "nvfp4 per-token amax", &blocks));
   if (blocks == 0) return LOWP_SUCCESS;
   const auto go = [&](const auto& members) {
     using Members = std::decay_t<decltype(members)>;
-    const auto kernel = rht ? token_amax_tile_kernel<T, true, kWholeTiles, Members> : token_amax_tile_kernel<T, false, kWholeTiles, Members>;
+    const auto kernel = !rht       ? token_amax_tile_kernel<T, false, kWholeTiles, Members>
+                        : rht_bf16 ? token_amax_tile_kernel<T, true, kWholeTiles, Members, true>
+                                   : token_amax_tile_kernel<T, true, kWholeTiles, Members>;
     LOWP_TRY(prefer_shared_carveout(kernel, "nvfp4 per-token amax: carveout"));
     return launch_kernel(kernel, blocks, Geometry<T>::kThreads, 0, st, true, "nvfp4 per-token amax tile kernel", a, members);
   };
@@ -172,21 +176,23 @@ lowp_status launch_tiles(const TileArgs& a, bool rht, const GroupLaunch& g, cuda
 
 }  // namespace
 
-lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const GroupLaunch& g) {
+lowp_status token_amax(const TileArgs& a, lowp_dtype in, bool rht, cudaStream_t st, const GroupLaunch& g,
+                       bool rht_bf16) {
   if (token_amax_tile_path_ok(a.x, a.cols, in)) {
     // Whole-matrix tiles need every 16-row group of x in one member: member rows multiples of 16
     // (always with RHT, whose column amax runs on 16-row strips), or no column amaxes to split.
     const MemberMap& m = g.map();
     const bool whole = heuristics::k1_whole_matrix_tiles(m.n > 0, rht || a.col_amax == nullptr || m.row_multiple % kBlock == 0);
     return with_input_type(in, [&](auto t) {
-      return with_flags([&](auto w) { return launch_tiles<decltype(t), decltype(w)::value>(a, rht, g, st); }, whole);
+      return with_flags([&](auto w) { return launch_tiles<decltype(t), decltype(w)::value>(a, rht, rht_bf16, g, st); },
+                        whole);
     });
   }
   if (g.map().n != 0) return fail(LOWP_ERROR_UNSUPPORTED, "nvfp4 grouped per-token amax: the tile path needs x and its rows 16-byte aligned");
   const DenseView x{a.x, in, a.rows, a.cols};
   float* plain_col = rht ? nullptr : a.col_amax;
   if (a.row_amax != nullptr || plain_col != nullptr) LOWP_TRY(amax_per_token(x, a.row_amax, plain_col, st));
-  if (rht && a.col_amax != nullptr) LOWP_TRY(token_rht_amax_blocks(a, in, st));
+  if (rht && a.col_amax != nullptr) LOWP_TRY(token_rht_amax_blocks(a, in, rht_bf16, st));
   return LOWP_SUCCESS;
 }
 

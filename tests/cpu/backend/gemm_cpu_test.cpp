@@ -1,5 +1,6 @@
 // The CPU reference of lowp_gemm (lowp/gemm.h, numerics §8): hand-worked cases with exact
-// expected values, every recipe x product x output dtype x bias x accumulate against an
+// expected values (row-scaled's raw amaxes and 4over6's recorded outer maximum among them), every
+// recipe x product x output dtype x bias x accumulate (4over6 operands too) against an
 // independent fp64 dequantize-then-multiply (lowp_dequantize), the seed identities (per-token
 // with every outer amax 1 == per-tensor with amax 1; swizzled scales == compact scales), and
 // IEEE propagation of NaN and Inf codes.
@@ -147,6 +148,42 @@ TEST(GemmCpuHand, Nvfp4PerToken) {
   EXPECT_NE(d[4], 0.0f);
 }
 
+// Row-scaled: r = (1/2688^2) * (A_b[j] * (A_a[i] * acc)) with the raw amaxes: a zero row amax
+// gives (1/2688^2) * (A_b * (0 * acc)) = -0 for the negative sums of row 2 (per-token floors it).
+TEST(GemmCpuHand, Nvfp4RowScaledRawAmax) {
+  HostQuantized a = nvfp4_rowwise(LOWP_SCALING_NVFP4_ROW_SCALED, 3, 32);
+  HostQuantized b = nvfp4_rowwise(LOWP_SCALING_NVFP4_ROW_SCALED, 2, 32);
+  fill_nvfp4_hand(a, b);
+  a.amax[0] = {2688.0f, 1344.0f, 0.0f};
+  b.amax[0] = {2688.0f, 5376.0f};
+  const std::vector<float> d = run(a, b, 3, 2);
+  const float want[4] = {48.0f, 6.0f, 24.0f, 3.0f};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(d[i], want[i]) << i;
+  EXPECT_EQ(f32_bits(d[4]), 0x80000000u);
+  EXPECT_EQ(f32_bits(d[5]), 0x80000000u);
+}
+
+// 4over6 with E = 256 records 6E = 1536: alpha = (A_a * A_b) * fl(1 / (1536 * 2688)). With
+// A_a = 1536, A_b = 2688 the product is 4128768 = 63 * 2^16 and alpha = fl(63 * fl(1/63)) = 1
+// (fl(1/63) is within 2^-24 of 1/63), so D is the sums of the hand operands: 48, 3 and -48, -3
+// (read as 2688 both, alpha would be 1536 / 2688).
+TEST(GemmCpuHand, Nvfp4OuterMaxOfFourOverSix) {
+  HostQuantized a = nvfp4_rowwise(LOWP_SCALING_NVFP4_PER_TENSOR, 3, 32);
+  HostQuantized b = nvfp4_rowwise(LOWP_SCALING_NVFP4_PER_TENSOR, 2, 32);
+  fill_nvfp4_hand(a, b);
+  a.amax[0] = {1536.0f};
+  b.amax[0] = {2688.0f};
+  a.outer_max = 1536.0f;
+  const float want[6] = {48, 3, 48, 3, -48, -3};
+  EXPECT_EQ(run(a, b, 3, 2), std::vector<float>(want, want + 6));
+  a.outer_max = 1000.0f;  // not a 6E lowp_quantize records
+  std::vector<uint8_t> d(3 * 2 * 4);
+  lowp_quantized_tensor qa = a.view(), qb = b.view();
+  lowp_tensor t{d.data(), LOWP_DTYPE_FLOAT32, 3, 2};
+  EXPECT_EQ(lowp_gemm(&qa, LOWP_ROWWISE, &qb, LOWP_ROWWISE, &t, nullptr, nullptr, 0, nullptr), LOWP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lowp_get_last_error()).find("a->nvfp4_outer_max"), std::string::npos) << lowp_get_last_error();
+}
+
 // NaN codes and scales give NaN; E5M2 inf times a nonzero gives inf, times zero NaN.
 TEST(GemmCpuHand, IeeePropagation) {
   std::vector<uint8_t> ac(2 * 16, kE4m3One), bc(16 * 16, 0);
@@ -188,11 +225,28 @@ TEST(GemmCpuReference, AgainstDequantizeThenMultiply) {
     tweak(g);
     problems.push_back(g);
   };
-  for (GemmRecipe r : {GemmRecipe::kNvfp4PerTensor, GemmRecipe::kNvfp4PerToken}) {
+  for (GemmRecipe r : {GemmRecipe::kNvfp4PerTensor, GemmRecipe::kNvfp4PerToken, GemmRecipe::kNvfp4RowScaled}) {
     variant(r, Product::kWgrad, [](GemmProblem& g) { g.a_opt.rht = g.b_opt.rht = true; g.a_opt.sr = true; });
     variant(r, Product::kFprop, [](GemmProblem& g) { g.a_opt.layout = g.b_opt.layout = LOWP_SCALE_LAYOUT_SWIZZLED; });
     variant(r, Product::kFprop, [](GemmProblem& g) { g.m = 7, g.n = 5; g.bias = Bias::kF32; });
   }
+  // 4over6 operands: E 448 or 256 on either side (the denominator 1 / (6E_a * 6E_b)).
+  for (GemmRecipe r : {GemmRecipe::kNvfp4PerTensor, GemmRecipe::kNvfp4RowScaled})
+    for (Product p : kAllProducts)
+      for (float e_a : {448.0f, 256.0f}) {
+        variant(r, p, [&](GemmProblem& g) {
+          g.a_opt.four_over_six = g.b_opt.four_over_six = true;
+          g.a_opt.four_over_six_scale_max = e_a;
+          g.b_opt.four_over_six_scale_max = 256.0f;
+          g.d_dtype = LOWP_DTYPE_FLOAT32;
+        });
+        variant(r, p, [&](GemmProblem& g) { g.a_opt.four_over_six = true, g.a_opt.four_over_six_scale_max = e_a; });
+      }
+  for (Product p : {Product::kFprop, Product::kDgrad})
+    variant(GemmRecipe::kNvfp4PerTensor, p, [](GemmProblem& g) {
+      g.b_opt.block_2d = g.b_opt.four_over_six = true;
+      g.b_opt.four_over_six_scale_max = 256.0f;
+    });
   for (Product p : {Product::kFprop, Product::kDgrad})
     variant(GemmRecipe::kNvfp4PerTensor, p, [](GemmProblem& g) { g.b_opt.block_2d = true; });
   for (GemmRecipe r : {GemmRecipe::kFp8Current, GemmRecipe::kFp8PerToken, GemmRecipe::kFp8Delayed}) {
@@ -238,17 +292,20 @@ TEST(GemmCpuReference, AgainstDequantizeThenMultiply) {
   EXPECT_EQ(total.violations, 0) << total.first;
 }
 
-// The premise of the GPU's bit-exact cases (exact_problem): every code and scale is exact and the
-// sum of the unquantized x_a x_b fits fp32 exactly, so the reference is that sum through the
-// outer scales (1 for these amaxes and scales, but per-token NVFP4's fp32 chain
-// (1/2688^2) * (2688 * (2688 * acc)) rounds), then + bias, then + D_old, in fp32.
+// The premise of the GPU's bit-exact cases (exact_problem, exact_four_over_six_problem): every
+// code and scale is exact and the sum of the unquantized x_a x_b fits fp32 exactly, so the
+// reference is that sum through the outer scales (1 for these amaxes and scales, but the per-row
+// NVFP4 fp32 chain (1/6E^2) * (6E * (6E * acc)) rounds), then + bias, then + D_old, in fp32.
 TEST(GemmCpuReference, ExactProblemsAreExact) {
   int cases = 0;
   uint64_t seed = 100;
   for (GemmRecipe r : kAllGemmRecipes)
     for (Product p : kAllProducts)
-      for (bool epilogue : {false, true}) {
-        GemmProblem ep = exact_problem(r, p, 32, 48, 4096, seed++);
+      for (int variant = 0; variant < 3; ++variant) {
+        const bool epilogue = variant == 1, four_over_six = variant == 2;
+        if (four_over_six && (r == GemmRecipe::kNvfp4PerToken || !is_nvfp4(r))) continue;
+        GemmProblem ep = four_over_six ? exact_four_over_six_problem(r, p, 32, 48, 4096, seed++)
+                                       : exact_problem(r, p, 32, 48, 4096, seed++);
         ep.d_dtype = LOWP_DTYPE_FLOAT32;
         ep.bias = epilogue ? (is_nvfp4(r) ? Bias::kF32 : Bias::kBf16) : Bias::kNone;
         ep.accumulate = epilogue;
@@ -267,7 +324,10 @@ TEST(GemmCpuReference, ExactProblemsAreExact) {
             const double sum = prod.sum[i * ep.n + j];
             volatile float want = static_cast<float>(sum);
             if (static_cast<double>(want) != sum && mismatches++ == 0) ADD_FAILURE() << "sum " << sum << " is not exact in fp32";
-            if (r == GemmRecipe::kNvfp4PerToken) want = (1.0f / 7225344.0f) * (2688.0f * (2688.0f * want));
+            // The outer scales by hand: 6E = A = 2688, or 1536 with 4over6 (E = 256).
+            const float a = four_over_six ? 1536.0f : 2688.0f, inv = 1.0f / (a * a);
+            if (is_nvfp4_per_row(r)) want = inv * (a * (a * want));
+            if (r == GemmRecipe::kNvfp4PerTensor) want = ((a * a) * inv) * want;
             want = want + bias[j];
             if (epilogue) want = old[i * ep.n + j] + want;
             if (got[i * ep.n + j] != want && mismatches++ == 0)

@@ -1,4 +1,5 @@
-// Grouped NVFP4 per-token (lowp_nvfp4_grouped_*) on the CPU backend: every member's outputs are
+// Grouped per-row NVFP4 (lowp_nvfp4_grouped_*: per-token, and row-scaled with and without 4over6)
+// on the CPU backend: every member's outputs are
 // lowp_quantize's for that member alone, at the offsets lowp.h documents (fuzzed splits with up to
 // 70 members, empty ones included, every dtype, part, RHT and scale layout); SR continues the
 // block numbering across members (checked against the per-token oracle); grouped K1 equals K1 per
@@ -47,7 +48,7 @@ struct Group {
   lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
 
   Group(const std::vector<int64_t>& member_rows, int64_t k, bool want_row, bool want_col,
-        lowp_scale_layout layout = LOWP_SCALE_LAYOUT_COMPACT)
+        lowp_scale_layout layout = LOWP_SCALE_LAYOUT_COMPACT, lowp_scaling scaling = LOWP_SCALING_NVFP4_PER_TOKEN)
       : N(static_cast<int64_t>(member_rows.size())), R(0), K(k), rows(member_rows) {
     for (int64_t m : rows) R += m;
     lowp_quantized_sizes s{};
@@ -61,7 +62,7 @@ struct Group {
     poison(row_amax.data(), row_amax.size() * 4);
     poison(col_amax.data(), col_amax.size() * 4);
     q.dtype = LOWP_DTYPE_E2M1;
-    q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN;
+    q.scaling = scaling;
     q.scale_layout = layout;
     q.rows = R;
     q.cols = K;
@@ -107,6 +108,7 @@ void expect_members_as_alone(const Group& g, const std::vector<uint8_t>& x, lowp
     }
     const std::vector<uint8_t> xm(x.begin() + p[t].row0 * g.K * es, x.begin() + (p[t].row0 + m) * g.K * es);
     Nvfp4PtQuant alone(m, g.K, want_row, want_col, g.q.scale_layout);
+    alone.q.scaling = g.q.scaling;
     ASSERT_EQ(alone.run(xm, dt, &cfg), LOWP_SUCCESS) << lowp_get_last_error();
     const int64_t code_bytes = m * g.K / 2;
     if (want_row) {
@@ -158,6 +160,42 @@ TEST(Nvfp4GroupedCpu, EveryMemberAsAlone) {
         }
   std::printf("[ nvfp4 grouped ] %d groups, %d members (%d empty): every member byte-identical to lowp_quantize alone\n",
               runs, members, empty);
+}
+
+// Row-scaled groups (with RHT, or 4over6): every member as alone, and the grouped K1 of the
+// row-scaled recipe equals the per-member K1 (the RHT column amaxes rounded to bf16).
+TEST(Nvfp4GroupedCpu, RowScaledEveryMemberAsAlone) {
+  Rng rng(4242);
+  int runs = 0;
+  for (lowp_dtype dt : {LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT32})
+    for (int variant = 0; variant < 3; ++variant)  // plain, RHT, 4over6 (MSE, E 256)
+      for (int parts : {1, 3}) {
+        const bool want_row = parts & 1, want_col = parts & 2;
+        const int64_t K = 16 * (1 + rng.below(6));
+        const std::vector<int64_t> split = random_split(rng, 1 + rng.below(40), want_col);
+        SCOPED_TRACE(testing::Message() << "dtype " << dt << " variant " << variant << " parts " << parts << " N "
+                                        << split.size() << " K " << K);
+        Group g(split, K, want_row, want_col, LOWP_SCALE_LAYOUT_SWIZZLED, LOWP_SCALING_NVFP4_ROW_SCALED);
+        const std::vector<uint8_t> x = fuzz_tensor(dt, g.R, K, kAllFills[runs % 7], 4000 + runs);
+        lowp_quant_config cfg = default_config();
+        cfg.rht = variant == 1;
+        cfg.four_over_six = variant == 2;
+        cfg.four_over_six_error = LOWP_FOUR_OVER_SIX_MSE;
+        cfg.four_over_six_scale_max = 256.0f;
+        ASSERT_EQ(g.run(x, dt, &cfg), LOWP_SUCCESS) << lowp_get_last_error();
+        EXPECT_EQ(g.q.nvfp4_outer_max, variant == 2 ? 1536.0f : 2688.0f);
+        expect_members_as_alone(g, x, dt, cfg, want_row, want_col);
+        std::vector<float> row(g.R + 1), col(g.N * K + 1);
+        lowp_tensor xt{const_cast<uint8_t*>(x.data()), dt, g.R, K};
+        ASSERT_EQ(lowp_nvfp4_grouped_amax_per_row(&xt, LOWP_SCALING_NVFP4_ROW_SCALED, g.N, split.data(), row.data(),
+                                                  want_col ? col.data() : nullptr, &cfg, nullptr, 0, nullptr),
+                  LOWP_SUCCESS) << lowp_get_last_error();
+        EXPECT_TRUE(float_bits_equal(row.data(), g.row_amax.data(), g.R, "grouped K1 row amax"));
+        if (want_col) {
+          EXPECT_TRUE(float_bits_equal(col.data(), g.col_amax.data(), g.N * K, "grouped K1 col amax"));
+        }
+        ++runs;
+      }
 }
 
 // Groups of only empty members (R = 0), and a group of one member (the single tensor).
