@@ -1,4 +1,4 @@
-// lowp_bench_nvfp4_per_token: the NVFP4 per-token recipe (SPEC §5) of the lowp C API, timed
+// lowp_bench_nvfp4_per_token: the NVFP4 per-token recipe (numerics §5) of the lowp C API, timed
 // against the device-to-device copy bandwidth measured in the same run and against lowp's own
 // NVFP4 per-tensor RHT + SR pipeline.
 //

@@ -23,7 +23,7 @@
  * - No C++ exception leaves a call: out of memory in the CPU backend (the only one that
  *   allocates) returns LOWP_ERROR_OUT_OF_MEMORY, any other failure LOWP_ERROR_INTERNAL, each
  *   with a message.
- * - Numerics follow SPEC.md bit for bit; both backends produce identical bytes.
+ * - Numerics follow docs/numerics.md bit for bit; both backends produce identical bytes.
  *
  * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor,
  * lowp_quantized_layout, and every options struct to come): their FIRST member is
@@ -107,7 +107,7 @@ typedef enum lowp_four_over_six_error {
   LOWP_FOUR_OVER_SIX_MSE = 1  /**< sum of (x^ - x)^2 */
 } lowp_four_over_six_error;
 
-/** Layout of NVFP4 block scales (SPEC §6). */
+/** Layout of NVFP4 block scales (numerics §6). */
 typedef enum lowp_scale_layout {
   LOWP_SCALE_LAYOUT_COMPACT = 0, /**< [roundup(R,128)][roundup(B,4)], zero padded */
   LOWP_SCALE_LAYOUT_SWIZZLED = 1 /**< cuBLASLt/CUTLASS block-scaled GEMM operand layout */
@@ -189,7 +189,7 @@ typedef struct lowp_quant_config {
   size_t struct_size;         /**< sizeof(lowp_quant_config), set by the initialisers */
   float amax_epsilon;         /**< scale from amax uses max(amax, eps); default 0 */
   int power_of_two_scale;     /**< 1: clear the scale's mantissa bits; default 0 */
-  /* NVFP4 knobs (SPEC §4, §5, §7): */
+  /* NVFP4 knobs (numerics §4, §5, §7): */
   int rht;                    /**< 1: random Hadamard transform on the columnwise copy (per-tensor:
                                    rounded to bf16; per-token: kept in fp32) */
   uint32_t rht_sign_mask;     /**< 16-bit sign mask; default 0xD7E8 (the CUDA encode has kernels
@@ -244,7 +244,7 @@ LOWP_API void lowp_quantized_tensor_init(lowp_quantized_tensor* q);
 #define LOWP_QUANTIZED_TENSOR_INIT {.struct_size = sizeof(lowp_quantized_tensor)}
 #endif
 
-/** What a tensor is in a linear layer: picks the NVFP4 recipe defaults (SPEC §8). */
+/** What a tensor is in a linear layer: picks the NVFP4 recipe defaults (numerics §8). */
 typedef enum lowp_tensor_role {
   LOWP_ROLE_INPUT = 0,   /**< activations: 1D, RHT on the columnwise copy, estimation factor 2.0
                               (amax_estimation stays 0: exact post-RHT amax) */
@@ -255,7 +255,7 @@ typedef enum lowp_tensor_role {
 
 /**
  * Fills `cfg` with lowp_quant_config_default() and then the NVFP4 per-tensor recipe defaults of
- * `role` (SPEC §8). Every field stays overridable afterwards. An unknown role leaves the plain
+ * `role` (numerics §8). Every field stays overridable afterwards. An unknown role leaves the plain
  * defaults. NULL cfg: no-op.
  */
 LOWP_API void lowp_quant_config_nvfp4(lowp_tensor_role role, lowp_quant_config* cfg);
@@ -382,7 +382,7 @@ LOWP_API lowp_status lowp_quantized_tensor_from_layout(const lowp_quantized_layo
  * Requires: x->rows, x->cols equal q->rows, q->cols; cfg may be NULL for the defaults.
  * FP8: any shape >= 1x1.
  *
- * NVFP4 per-tensor (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TENSOR; SPEC §3, §4, §6, §7),
+ * NVFP4 per-tensor (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TENSOR; numerics §3, §4, §6, §7),
  * M = rows, K = cols:
  * - Shapes: K % 16 == 0; M % 16 == 0 when the columnwise copy is requested or cfg->block_2d.
  * - Each requested part needs data (M*K/2 bytes; E2M1 codes, two per byte), scale_inv (UE4M3
@@ -400,12 +400,12 @@ LOWP_API lowp_status lowp_quantized_tensor_from_layout(const lowp_quantized_layo
  *   Not with rht, not with stochastic_rounding (its draws differ by orientation).
  * - cfg->stochastic_rounding: cfg->rng_state = {seed, offset} (read, never advanced: call
  *   lowp_rng_advance between steps); block (i, j) of an orientation with B blocks per row draws
- *   Philox with block index i*B + j (SPEC §7).
+ *   Philox with block index i*B + j (numerics §7).
  * - FP8-only knobs (amax_epsilon, power_of_two_scale) must be 0. E2M1 with an FP8 scaling, or an
  *   FP8 dtype with an NVFP4 scaling, is invalid. Device pointers run the CUDA kernels (the same
  *   bytes, for both recipes).
  *
- * NVFP4 per-token (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN; SPEC §3, §5, §6, §7):
+ * NVFP4 per-token (q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN; numerics §3, §5, §6, §7):
  * one outer amax per row of each orientation instead of one per tensor.
  * - Shapes, codes and scale arrays as per-tensor (K % 16 == 0; M % 16 == 0 with the columnwise
  *   copy; every scale padding byte written 0). amax: q->rowwise.amax holds M floats,
@@ -470,7 +470,7 @@ LOWP_API lowp_status lowp_dequantize(const lowp_quantized_tensor* q, lowp_orient
                                      lowp_tensor* out, void* stream);
 
 /**
- * NVFP4 scale layouts (SPEC §6): compact [roundup(rows,128)][roundup(blocks,4)] UE4M3 bytes ->
+ * NVFP4 scale layouts (numerics §6): compact [roundup(rows,128)][roundup(blocks,4)] UE4M3 bytes ->
  * the swizzled (cuBLASLt/CUTLASS) layout of the same size. Reads compact entries (i, j) with
  * i < rows, j < blocks only; writes every byte of `swizzled` (padding 0). rows, blocks >= 1 and
  * the array at most 2^56 bytes. Gives the same bytes as lowp_quantize with LOWP_SCALE_LAYOUT_SWIZZLED.
@@ -502,7 +502,7 @@ LOWP_API lowp_status lowp_amax_per_token(const lowp_tensor* x, float* row_amax, 
                                          void* stream);
 
 /**
- * Delayed-scaling update for `num_tensors` tensors in one launch (SPEC §2).
+ * Delayed-scaling update for `num_tensors` tensors in one launch (numerics §2).
  * amax_history: [num_tensors][history_len] fp32, rolled in place (h[0] zeroed).
  * scale, scale_inv: num_tensors floats each; a tensor whose reduced amax is not finite and
  * positive keeps its scale. fp8_dtype: E4M3 or E5M2 (its max). margin: |margin| < 100.
@@ -515,7 +515,7 @@ LOWP_API lowp_status lowp_fp8_delayed_scaling_update(int64_t num_tensors, int64_
                                                      int margin, lowp_amax_algo algo,
                                                      void* stream);
 
-/** Activation whose gradient a backward cast fuses (SPEC §2). */
+/** Activation whose gradient a backward cast fuses (numerics §2). */
 typedef enum lowp_activation {
   LOWP_ACTIVATION_GELU_TANH = 0, /**< GELU, tanh approximation (as TE's dgelu) */
   LOWP_ACTIVATION_SILU = 1,
@@ -642,7 +642,7 @@ LOWP_API lowp_status lowp_grouped_layout_error(const void* workspace, int64_t* b
                                                void* stream);
 
 /**
- * NVFP4 per-token K1 alone (SPEC §5): the outer amaxes of lowp_quantize's per-token recipe in one
+ * NVFP4 per-token K1 alone (numerics §5): the outer amaxes of lowp_quantize's per-token recipe in one
  * read of x, for a later lowp_quantize with cfg->amax_given = 1 (which then gives the bytes of
  * the composite call). row_amax: x->rows floats, row_amax[i] = max_k |x[i][k]|. col_amax:
  * x->cols floats, col_amax[k] = max_i |x[i][k]|, or with cfg->rht 0.25 * max over the column's
@@ -666,7 +666,7 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_row(const lowp_tensor* x, lowp_scaling 
                                              float* col_amax, const lowp_quant_config* cfg, void* stream);
 
 /**
- * Grouped NVFP4 per-token quantize (SPEC §5, "Grouped"): N members split along the rows of one
+ * Grouped NVFP4 per-token quantize (numerics §5, "Grouped"): N members split along the rows of one
  * tensor x (R x K, R = x->rows = sum of member_rows, K = x->cols), one pass for the whole group,
  * every member's outputs byte-identical to lowp_quantize of that member alone (with SR: the
  * block numbering below). q->dtype E2M1, q->scaling LOWP_SCALING_NVFP4_PER_TOKEN or
@@ -707,7 +707,7 @@ LOWP_API lowp_status lowp_nvfp4_amax_per_row(const lowp_tensor* x, lowp_scaling 
  *   sum_{u<t} roundup(K,128)*roundup(M_u/16,4).
  * - An empty member's scale arrays occupy 0 bytes; nothing else is written for it.
  * - SR: block (i, j) of member t (B_t blocks per row of that orientation) draws with index
- *   R_t*K/16 + i*B_t + j, i.e. blocks are numbered member after member (SPEC §7).
+ *   R_t*K/16 + i*B_t + j, i.e. blocks are numbered member after member (numerics §7).
  * lowp_nvfp4_grouped_sizes gives buffer sizes that fit every split.
  * Aliasing: as lowp_quantize, member_rows read too. The scale arrays' extent is exact with host
  * member_rows; with device member_rows the check covers the bytes every split writes (one member

@@ -26,7 +26,7 @@ struct Nvfp4FourOverSix {
   float outer_max;  // 6E: num::kNvfp4OuterMax, or num::kNvfp4OuterMax256
 };
 
-// lowp_quantize with E2M1 + NVFP4_PER_TENSOR (SPEC §3, §4, §6, §7; lowp.h documents the rules).
+// lowp_quantize with E2M1 + NVFP4_PER_TENSOR (numerics §3, §4, §6, §7; lowp.h documents the rules).
 // Guaranteed by validation: x.cols % 16 == 0; x.rows % 16 == 0 if col.codes or block_2d;
 // not (block_2d && (rht || stochastic_rounding)); rng_state != nullptr if stochastic_rounding;
 // amax_estimation_factor finite and > 0 if amax_estimation.
@@ -85,7 +85,7 @@ struct Nvfp4SwizzleArgs {
   int64_t blocks;
 };
 
-// lowp_quantize with E2M1 + NVFP4_PER_TOKEN (SPEC §3, §5, §6, §7), or with row_scaled
+// lowp_quantize with E2M1 + NVFP4_PER_TOKEN (numerics §3, §5, §6, §7), or with row_scaled
 // NVFP4_ROW_SCALED (numerics §5b: the same outer amaxes, the per-tensor math per row): K2,
 // preceded by K1 into the parts' amax arrays unless amax_given. Guaranteed by validation:
 // x.cols % 16 == 0; x.rows % 16 == 0 if col.codes; rng_state != nullptr if stochastic_rounding;

@@ -48,7 +48,7 @@ inline Nvfp4PerTokenAmaxArgs member_args(const Nvfp4PerTokenAmaxArgs& a, const N
   return mt;
 }
 
-// SR index of member m's first block: the blocks of all earlier members (SPEC §7).
+// SR index of member m's first block: the blocks of all earlier members (numerics §7).
 inline uint64_t member_sr_base(const Nvfp4Member& m, int64_t k) { return static_cast<uint64_t>(m.row0 * k / 16); }
 
 }  // namespace lowp

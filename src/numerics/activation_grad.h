@@ -1,4 +1,4 @@
-// Activation derivatives for the backward cast with activation gradient (SPEC §2, "dact"):
+// Activation derivatives for the backward cast with activation gradient (numerics §2, "dact"):
 // q = fp8(mul_rn(mul_rn(dact(x), grad), scale)); the caller does the multiplies.
 //
 // Written only with IEEE basic operations (add/sub/mul/div round-to-nearest through the *_rn
@@ -125,7 +125,7 @@ LOWP_HD float dsilu(float x) {
 // comparison is false).
 LOWP_HD float drelu(float x) { return x > 0.0f ? 1.0f : 0.0f; }
 
-// The value a backward cast encodes (SPEC §2): dact(x) * grad, one RN product, NaN results
+// The value a backward cast encodes (numerics §2): dact(x) * grad, one RN product, NaN results
 // canonicalised (a NaN grad's payload would otherwise survive on the CPU only).
 // kAct is a lowp_activation value: 0 GELU (tanh), 1 SiLU, 2 ReLU.
 template <int kAct>

@@ -1,5 +1,5 @@
 // Input/output element conversions between fp32 and bf16/fp16 bit patterns (exact decode,
-// round-to-nearest-even encode), and the NaN-propagating amax fold (SPEC §0).
+// round-to-nearest-even encode), and the NaN-propagating amax fold (numerics §0).
 #pragma once
 #include "host_device.h"
 

@@ -1,4 +1,4 @@
-// The FP8 element rule: q = fp8(x * scale), one RN product (SPEC §2), and its inverse.
+// The FP8 element rule: q = fp8(x * scale), one RN product (numerics §2), and its inverse.
 #pragma once
 #include "host_device.h"
 #include "minifloat.h"

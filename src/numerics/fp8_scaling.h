@@ -1,4 +1,4 @@
-// FP8 scale rules (SPEC §2): scale from amax (current and per-token scaling) and the
+// FP8 scale rules (numerics §2): scale from amax (current and per-token scaling) and the
 // delayed-scaling update step.
 #pragma once
 #include "host_device.h"

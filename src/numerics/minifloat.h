@@ -1,5 +1,5 @@
 // fp32 -> small float formats (E4M3, E5M2, E2M1), round-to-nearest-even, saturating to the
-// largest finite value (SPEC §1). One generic rule, parameterised by the format, so the three
+// largest finite value (numerics §1). One generic rule, parameterised by the format, so the three
 // encoders cannot drift apart. Tested against CUDA's host conversion functions on all 2^32
 // inputs (tests/cpu/numerics_exhaustive_test.cpp).
 #pragma once

@@ -20,7 +20,7 @@ LOWP_HD float nvfp4_encode_scale(float amax, float outer_max = kNvfp4OuterMax) {
 }
 
 // Per-token rows use max(amax, 1e-12) in place of A, so zero rows do not get 1.0 and a NaN amax
-// becomes 1e-12 (SPEC §5). The stored amax stays raw; encode and dequantize (with A = this) both
+// becomes 1e-12 (numerics §5). The stored amax stays raw; encode and dequantize (with A = this) both
 // apply it.
 constexpr float kNvfp4PerTokenAmaxFloor = 1e-12f;
 LOWP_HD float nvfp4_per_token_amax(float amax) { return fmax_num(amax, kNvfp4PerTokenAmaxFloor); }
@@ -29,7 +29,7 @@ LOWP_HD float nvfp4_encode_scale_per_token(float amax) {
   return nvfp4_encode_scale(nvfp4_per_token_amax(amax));
 }
 
-// Amax estimation (SPEC §4): the columnwise post-RHT amax estimated as A_row * factor, a NaN
+// Amax estimation (numerics §4): the columnwise post-RHT amax estimated as A_row * factor, a NaN
 // product canonicalised.
 LOWP_HD float nvfp4_estimated_col_amax(float row_amax, float factor) { return canonical_nan(mul_rn(row_amax, factor)); }
 
@@ -76,7 +76,7 @@ LOWP_HD float nvfp4_multiplier_per_tensor(uint8_t s, float s_enc) {
 LOWP_HD float nvfp4_multiplier_per_token(uint8_t s, float s_enc) { return nvfp4_multiplier_per_token_of(decode_e4m3(s), s_enc); }
 
 // Per-token: a block whose scale decodes to 0 (negligible next to its row's amax) writes codes 0,
-// positive zero, whatever the signs (SPEC §5; m = 0 would otherwise give -0.0 -> code 8).
+// positive zero, whatever the signs (numerics §5; m = 0 would otherwise give -0.0 -> code 8).
 LOWP_HD bool nvfp4_per_token_block_is_zero(uint8_t s) { return decode_e4m3(s) == 0.0f; }
 
 // The fp32 1 / 6E of the dequantize: 1/2688, or 1/1536 for 4over6 with E = 256.

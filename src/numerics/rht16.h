@@ -1,4 +1,4 @@
-// 16-point random Hadamard transform (SPEC §7): sign flips, then butterflies of stride
+// 16-point random Hadamard transform (numerics §7): sign flips, then butterflies of stride
 // 1, 2, 4, 8 in this fixed order so CPU and GPU agree bit for bit. Unnormalised: the caller
 // applies the exact factor 0.25 where its recipe says.
 #pragma once

@@ -1,4 +1,4 @@
-// Stochastic rounding to E2M1 (SPEC §7): Philox4x32-10 bits per 16-element block from
+// Stochastic rounding to E2M1 (numerics §7): Philox4x32-10 bits per 16-element block from
 // cuRAND's header-only generator, and the rounding rule itself.
 #pragma once
 #include "host_device.h"

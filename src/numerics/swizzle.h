@@ -1,4 +1,4 @@
-// Scale-factor layouts (SPEC §6): padded compact sizes and the swizzled byte offset used by
+// Scale-factor layouts (numerics §6): padded compact sizes and the swizzled byte offset used by
 // cuBLASLt/CUTLASS block-scaled GEMM operands.
 #pragma once
 #include "host_device.h"

@@ -1,4 +1,4 @@
-// SPEC §9 error tables for the C API tests: every case starts from a call that succeeds, breaks
+// numerics §9 error tables for the C API tests: every case starts from a call that succeeds, breaks
 // one rule, and must return the expected status with a message naming the argument or rule,
 // without writing a byte. A test's Env holds every buffer of its calls first (the data region,
 // poisoned before each case and compared after it), then the argument structs.

@@ -3,7 +3,7 @@
 // 2^32 inputs (a hashed random byte each) and on every random byte for 2^24 inputs, the UE4M3
 // scale decode on every finite code, the block-scale encode on 2^28 (amax, S_enc) pairs, and the
 // packed bf16 round trip of the per-tensor RHT and the signs read from bf16 pairs on all 2^32
-// inputs. SR is also swept over every random byte around each multiple of 2^-9 below 8: SPEC
+// inputs. SR is also swept over every random byte around each multiple of 2^-9 below 8: numerics §3
 // rounds a + r/256 * step to fp32 before taking the floor, which moves the code just below 0.5
 // (the encoder's 2^-26 correction).
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-"""Second, independent oracle for SPEC §1: lowp's fp32 -> E4M3/E5M2/E2M1 encoders vs ml_dtypes.
+"""Second, independent oracle for numerics §1: lowp's fp32 -> E4M3/E5M2/E2M1 encoders vs ml_dtypes.
 
-ml_dtypes does not saturate (E4M3 overflow -> NaN, E5M2 -> inf): there the SPEC rule ±max
+ml_dtypes does not saturate (E4M3 overflow -> NaN, E5M2 -> inf): there the numerics rule ±max
 (satfinite) is expected instead. E2M1 NaN inputs are left out (ml_dtypes has no NaN code; the
-SPEC's NaN -> code 7 is checked against CUDA in numerics_exhaustive_test).
+numerics' NaN -> code 7 is checked against CUDA in numerics_exhaustive_test).
 
 Needs LOWP_ENCODE_DUMP=<path to numerics_encode_dump> (ctest sets it); skipped otherwise.
 """

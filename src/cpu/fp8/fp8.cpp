@@ -1,4 +1,4 @@
-// CPU reference backend for the FP8 recipes: straightforward loops in the order SPEC states,
+// CPU reference backend for the FP8 recipes: straightforward loops in the order docs/numerics.md states,
 // parallel over rows.
 #include <algorithm>
 #include <vector>

@@ -44,7 +44,7 @@ inline uint32_t fold(const float v[kBlock]) {
 }
 
 // Codes of v[t] * m packed into out[0..8) (element 2j in bits 3:0): E2M1 RN, or with an
-// rng_state {seed, offset} SR with the Philox bits of block `index` of its orientation (SPEC §7).
+// rng_state {seed, offset} SR with the Philox bits of block `index` of its orientation (numerics §7).
 inline void encode(const float v[kBlock], float m, const uint64_t* rng_state, uint64_t index, bool columnwise,
                    uint8_t* out) {
   uint4 bits{};

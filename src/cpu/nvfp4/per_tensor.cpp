@@ -109,7 +109,7 @@ void encode_orientation(const Nvfp4QuantizeArgs& a, const Nvfp4Part& p, bool col
 
 lowp_status nvfp4_quantize(const Nvfp4QuantizeArgs& a) {
   const bool want_row = a.row.codes != nullptr, want_col = a.col.codes != nullptr;
-  // Outer amaxes (SPEC §4). Given: each requested part's own. Else A_row = max|x|;
+  // Outer amaxes (numerics §4). Given: each requested part's own. Else A_row = max|x|;
   // A_col = A_row, or with RHT the exact post-RHT amax or A_row * c (estimation).
   float row_amax = 0.0f, col_amax = 0.0f;
   if (a.amax_given) {

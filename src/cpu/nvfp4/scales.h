@@ -1,4 +1,4 @@
-// Where block scale (i, j) of an NVFP4 orientation lives in its scale array (SPEC §6), for the
+// Where block scale (i, j) of an NVFP4 orientation lives in its scale array (numerics §6), for the
 // compact and the swizzled layout alike. Both arrays are [scale_rows_padded(R)][C] bytes with
 // C = scale_cols_padded(B).
 #pragma once

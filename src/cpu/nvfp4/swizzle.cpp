@@ -1,4 +1,4 @@
-// CPU reference of the standalone compact -> swizzled NVFP4 scale copy (SPEC §6).
+// CPU reference of the standalone compact -> swizzled NVFP4 scale copy (numerics §6).
 #include <cstring>
 
 #include "core/backends.h"

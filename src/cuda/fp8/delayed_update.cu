@@ -1,5 +1,5 @@
 // Delayed-scaling update for many tensors in one launch: one block per tensor reduces its amax
-// history, rolls it in place and writes the new scale and scale_inv (SPEC §2).
+// history, rolls it in place and writes the new scale and scale_inv (numerics §2).
 #include "cuda/common/common.cuh"
 #include "core/backends.h"
 #include "numerics/fp8_cast.h"

@@ -1,5 +1,5 @@
 // NVFP4 GEMM on Hopper (exact emulation): D[i][j] = epilogue(sum_k A[i][k] * B[j][k]) with A and
-// B the chosen K-contiguous copies of two NVFP4 tensors (SPEC §8). The decoded values
+// B the chosen K-contiguous copies of two NVFP4 tensors (numerics §8). The decoded values
 // e2m1(q) * float(s) are exact in 16-bit floats, so the products are exact and only the fp32
 // accumulation order differs from the reference.
 //

@@ -1,5 +1,5 @@
 // How a tile kernel's launch block finds its group member (the group as nvfp4_members.h describes
-// it): member t's rows [row0[t], row0[t + 1]) of the R x K input are a matrix of their own (SPEC
+// it): member t's rows [row0[t], row0[t + 1]) of the R x K input are a matrix of their own (numerics
 // §5, lowp.h lowp_nvfp4_grouped_quantize), tiled from its own row 0. Launch blocks walk a list of
 // row-tile slots, member after member; a slot past the group's live tiles (a bad layout: none)
 // exits.

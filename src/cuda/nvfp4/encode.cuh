@@ -49,12 +49,12 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t select
   return d;
 }
 
-// SR (SPEC §7) on fp16's own grid, two elements per step. Scaled by 2^-14 toward zero,
+// SR (numerics §7) on fp16's own grid, two elements per step. Scaled by 2^-14 toward zero,
 // a = min(|y|, 6) becomes h whose fp16 bits 9..11 are the largest E2M1 code <= a: below 2 the
 // scaled values are fp16 subnormals or in its lowest normal binade (one ulp per 2^-10 of a),
 // above it each binade halves the slope exactly as E2M1's step doubles. So the step's r / 256 is
 // r << 1 in h, and (h + (r << 1)) >> 9 (at most 0xFFE: no carry leaves the half) is the code of
-// a + r/256 * step, the bits of a below r's last one never changing that floor. SPEC rounds the
+// a + r/256 * step, the bits of a below r's last one never changing that floor. numerics §3 rounds the
 // sum to fp32 first, which moves the code only for a < 0.25, when a + r/512 lies within 2^-26
 // below 0.5 (the tie goes to 0.5): adding 2^-26 to a toward zero first reproduces exactly that
 // and changes nothing else (a >= 0.25 has no bits below 2^-25, and a truncated h cannot cross an

@@ -130,7 +130,7 @@ __device__ __forceinline__ uint32_t rht_block(float (&v)[kBlock], uint32_t sign_
   }
 }
 
-// A per-token columnwise amax as stored (SPEC §5): with RHT 0.25 * the max (canonical NaN);
+// A per-token columnwise amax as stored (numerics §5): with RHT 0.25 * the max (canonical NaN);
 // kBf16 (row-scaled, numerics §5b): that rounded to bf16. Monotone in the bits, so applying it to
 // partial maxima before folding them equals applying it to the final max.
 template <bool kRht, bool kBf16 = false>

@@ -1,4 +1,4 @@
-// SPEC §9: every entry point validates before touching memory. Each table case starts from a
+// numerics §9: every entry point validates before touching memory. Each table case starts from a
 // call that succeeds, breaks one thing, and checks the status, that the message names the
 // argument, and that no byte of any buffer (inputs and outputs, one poisoned arena) changed.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // CPU backend: lowp_amax, lowp_amax_per_token and the multi-tensor delayed-scaling update
-// (SPEC §0 amax, §2 delayed scaling), against hand-worked values.
+// (numerics §0 amax, §2 delayed scaling), against hand-worked values.
 #include <gtest/gtest.h>
 
 #include <cfloat>

@@ -1,5 +1,5 @@
 // CPU backend on fuzzed adversarial inputs (tests/common/fuzz_values.h) against an oracle built
-// from SPEC §2 and CUDA's host conversion __nv_cvt_float_to_fp8 (SPEC §1), not from src/numerics.
+// from numerics §2 and CUDA's host conversion __nv_cvt_float_to_fp8 (numerics §1), not from src/numerics.
 // Covers every recipe, both formats, every input dtype, both orientations, and dequantize.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ using namespace lowp_test;
 
 namespace {
 
-// SPEC §2 scale from amax with eps = 0, no power-of-two.
+// numerics §2 scale from amax with eps = 0, no power-of-two.
 float oracle_scale(float amax, float fmax) {
   if (amax == 0.0f || std::isinf(amax) || std::isnan(amax)) return 1.0f;
   const float s = fmax / amax;

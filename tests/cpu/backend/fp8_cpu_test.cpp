@@ -1,4 +1,4 @@
-// CPU backend FP8 quantize semantics (SPEC §1, §2) through the C API, against hand-worked codes.
+// CPU backend FP8 quantize semantics (numerics §1, §2) through the C API, against hand-worked codes.
 // Code literals were worked by hand from the E4M3/E5M2 tables (and cross-checked with ml_dtypes
 // where it saturates the same way).
 #include <gtest/gtest.h>
@@ -60,7 +60,7 @@ TEST(Fp8Current, ScaleOverflowGivesFltMax) {
 }
 
 TEST(Fp8Current, NaNAndInfInputs) {
-  // NaN amax -> scale 1; NaN -> 0x7F (sign dropped), inf saturates (SPEC §1).
+  // NaN amax -> scale 1; NaN -> 0x7F (sign dropped), inf saturates (numerics §1).
   const std::vector<float> x = {1, kNaN, -kInf, 2, -kNaN, kInf};
   Fp8Quant e4(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, 2, 3);
   ASSERT_EQ(e4.run(x), LOWP_SUCCESS);

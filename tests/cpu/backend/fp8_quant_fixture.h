@@ -47,7 +47,7 @@ struct Fp8Quant {
 
 inline uint32_t bits(float x) { return f32_bits(x); }
 
-// Independent FP8 decoders (SPEC §1 tables). NaN codes give the quiet NaN 0x7FC00000.
+// Independent FP8 decoders (numerics §1 tables). NaN codes give the quiet NaN 0x7FC00000.
 inline float e4m3_value(uint8_t b) {
   const int e = (b >> 3) & 15, m = b & 7;
   if (e == 15 && m == 7) return f32_from_bits(0x7FC00000u);

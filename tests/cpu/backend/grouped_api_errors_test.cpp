@@ -1,4 +1,4 @@
-// SPEC §9 for the grouped FP8 entry points: each case starts from a call that succeeds, breaks
+// numerics §9 for the grouped FP8 entry points: each case starts from a call that succeeds, breaks
 // one thing, and checks the status, that the message names the argument, and that no output
 // byte (codes, scale, scale_inv, amax, dequantized data, workspace, out-params) changed.
 #include <gtest/gtest.h>

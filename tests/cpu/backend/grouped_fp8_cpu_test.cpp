@@ -1,4 +1,4 @@
-// Grouped FP8 operations on host memory (SPEC §2 "Grouped"). Oracle: the single-tensor API on
+// Grouped FP8 operations on host memory (numerics §2 "Grouped"). Oracle: the single-tensor API on
 // each member alone (byte for byte), plus hand-worked values where no single-tensor call exists
 // (empty members). Gaps between members and spare slots past N are poisoned and must stay so.
 #include <gtest/gtest.h>

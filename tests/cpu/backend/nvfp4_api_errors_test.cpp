@@ -1,4 +1,4 @@
-// SPEC §9 for the NVFP4 per-tensor entry points: each case starts from a call that succeeds,
+// numerics §9 for the NVFP4 per-tensor entry points: each case starts from a call that succeeds,
 // breaks one rule, and checks the status, that the message names the argument or rule, and that
 // no byte of any buffer (inputs and outputs live in one poisoned arena) changed.
 #include <gtest/gtest.h>

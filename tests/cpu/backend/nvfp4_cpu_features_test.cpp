@@ -1,5 +1,5 @@
 // NVFP4 per-tensor recipe features through the C API (host memory): amax estimation (with the
-// SPEC §4 clipping report), given amax, stochastic rounding properties, scale layouts and the
+// numerics §4 clipping report), given amax, stochastic rounding properties, scale layouts and the
 // standalone swizzle, dequantize, sizes, role defaults and lowp_rng_advance.
 #include <gtest/gtest.h>
 
@@ -51,7 +51,7 @@ ClipCount count_clipped(const Nvfp4Quant& t, const std::vector<float>& x, uint32
 }
 
 // Amax estimation: A_col = A_row * c exactly, rowwise outputs unchanged; reports how many
-// columnwise blocks clip under the estimate versus the exact post-RHT amax (SPEC §4).
+// columnwise blocks clip under the estimate versus the exact post-RHT amax (numerics §4).
 TEST(Nvfp4Features, AmaxEstimation) {
   const int64_t M = 256, K = 512;
   // Gaussian (the usual case) and an adversarial tensor: every 16-vector of a column is
@@ -173,7 +173,7 @@ std::vector<float> dequant(const Nvfp4Quant& t, lowp_orientation w) {
   return out;
 }
 
-// E[x^] ~ x (SPEC §7): the mean of 64 SR draws, the offset advanced by lowp_rng_advance between
+// E[x^] ~ x (numerics §7): the mean of 64 SR draws, the offset advanced by lowp_rng_advance between
 // them, is closer to x than round-to-nearest is.
 TEST(Nvfp4Features, StochasticRoundingIsUnbiased) {
   const int64_t M = 32, K = 256, kDraws = 64;
@@ -207,7 +207,7 @@ TEST(Nvfp4Features, StochasticRoundingIsUnbiased) {
   EXPECT_LT(err_sr, 0.5 * err_rn);
 }
 
-// Scales: the swizzled layout equals the standalone swizzle of the compact one, and SPEC §6's
+// Scales: the swizzled layout equals the standalone swizzle of the compact one, and numerics §6's
 // formula applied in the test; codes and amaxes do not depend on the layout; padding is zero.
 TEST(Nvfp4Features, SwizzledScalesMatchStandaloneSwizzle) {
   struct Shape {
@@ -250,7 +250,7 @@ TEST(Nvfp4Features, SwizzledScalesMatchStandaloneSwizzle) {
           nonzero_padding += (i >= p.rows || j >= p.blocks) && v != 0;
         }
       EXPECT_EQ(nonzero_padding, 0) << "compact padding must be zero";
-      EXPECT_TRUE(bytes_equal(p.swizzled, formula, 1, static_cast<int64_t>(formula.size()), "fused vs SPEC formula"));
+      EXPECT_TRUE(bytes_equal(p.swizzled, formula, 1, static_cast<int64_t>(formula.size()), "fused vs numerics §6 formula"));
     }
   }
 }

@@ -1,5 +1,5 @@
-// SPEC §3/§4 hand-worked NVFP4 per-tensor examples through lowp_quantize / lowp_dequantize.
-// Every expected byte below is worked out in the comments from the SPEC's formulas; none comes
+// numerics §3/§4 hand-worked NVFP4 per-tensor examples through lowp_quantize / lowp_dequantize.
+// Every expected byte below is worked out in the comments from the formulas of docs/numerics.md; none comes
 // from running code.
 #include <gtest/gtest.h>
 
@@ -29,7 +29,7 @@ uint8_t row_scale(const Nvfp4Quant& t, int64_t i, int64_t j) { return t.row_scal
 
 // A = 2688 gives S_enc = 2688/2688 = 1. Row 0 has block amax 6: s = E4M3(6 * (1 * fl(1/6))) =
 // E4M3(1.0000000298 -> fp32 1.0) = 0x38; m = 1/(1.0 * (1/1)) = 1, so the codes are E2M1_RN of
-// the values themselves, with SPEC §1's ties to even. Row 1 holds the amax: b = 2688,
+// the values themselves, with numerics §1's ties to even. Row 1 holds the amax: b = 2688,
 // s = E4M3(448) = 0x7E, m = 1/448, 2688/448 = 6 -> code 7.
 TEST(Nvfp4Hand, KnownBlockCodesAndScale) {
   const std::vector<float> row0 = {0.0f, 0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f,
@@ -83,7 +83,7 @@ TEST(Nvfp4Hand, KnownBlockColumnwise) {
 }
 
 // amax = 0: S_enc = 1 (A == 0 rule); b = 0 -> s = E4M3(0) = 0; m = min(1/(0 * 1), FLT_MAX) =
-// FLT_MAX; +0 * m = +0 -> code 0, -0 * m = -0 -> code 8 (SPEC §1 keeps the sign).
+// FLT_MAX; +0 * m = +0 -> code 0, -0 * m = -0 -> code 8 (numerics §1 keeps the sign).
 TEST(Nvfp4Hand, AmaxZero) {
   std::vector<float> x(32, 0.0f);
   x[3] = -0.0f;
@@ -141,7 +141,7 @@ TEST(Nvfp4Hand, AmaxNaN) {
 // (S_enc = 1). Block 1 is all zero: b = 0 -> s = 0, codes 0. Block 2 has b = 1e-3:
 // E4M3(1e-3 * fl(1/6) = 1.67e-4) rounds to 0 (below half the smallest subnormal 2^-9), so
 // s = 0, m = min(1/0, FLT_MAX) = FLT_MAX and the per-tensor multiplier saturates the codes
-// (1e-3 -> 7, -5e-4 -> 15) while the zero scale dequantizes them to 0 (SPEC §3 per-tensor).
+// (1e-3 -> 7, -5e-4 -> 15) while the zero scale dequantizes them to 0 (numerics §3 per-tensor).
 TEST(Nvfp4Hand, ZeroBlockAndScaleUnderflow) {
   std::vector<float> x(48, 0.0f);
   x[0] = 2688.0f;
@@ -160,7 +160,7 @@ TEST(Nvfp4Hand, ZeroBlockAndScaleUnderflow) {
   for (int i = 16; i < 48; ++i) EXPECT_EQ(out[i], 0.0f) << i;
 }
 
-// RHT wiring (SPEC §4, §7): column 0 of x is e_k (a one at row k), all else 0. H16 e_k is
+// RHT wiring (numerics §4, §7): column 0 of x is e_k (a one at row k), all else 0. H16 e_k is
 // column k of the Hadamard matrix, (-1)^popcount(j & k); x0.25 -> +-0.25, exact in bf16. So
 // A_col = 0.25, S_enc = 10752, s = E4M3(0.25 * fl(10752 * fl(1/6)) = 448) = 0x7E, m ~ 24 and
 // every element is +-6: code 7 or 15 by the sign pattern. Sign mask bit k flips the input,
@@ -191,7 +191,7 @@ TEST(Nvfp4Hand, RhtSignMaskRespected) {
       EXPECT_EQ(code, neg ? 15 : 7) << "element " << j;
     }
     // Other columns are zero; a flipped +0 is -0 and the butterflies keep some zeros negative,
-    // which E2M1 RN encodes as code 8 (SPEC §1), so only the magnitudes are 0.
+    // which E2M1 RN encodes as code 8 (numerics §1), so only the magnitudes are 0.
     for (int b = 8; b < 128; ++b) EXPECT_EQ(t.col[b] & 0x77, 0) << "other columns are zero, byte " << b;
   }
 }

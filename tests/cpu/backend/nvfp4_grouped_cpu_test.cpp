@@ -213,7 +213,7 @@ TEST(Nvfp4GroupedCpu, EdgeGroups) {
 }
 
 // SR: the same state gives the same bytes; member t's block (i, j) draws with index
-// R_t*K/16 + i*B_t + j (SPEC §7), checked against the oracle with that block base.
+// R_t*K/16 + i*B_t + j (numerics §7), checked against the oracle with that block base.
 TEST(Nvfp4GroupedCpu, StochasticRoundingNumbersBlocksAcrossMembers) {
   Rng rng(77);
   const uint64_t state[2] = {0xABCDEF0123ull, 0x55ull};

@@ -1,9 +1,9 @@
-// An independent NVFP4 per-tensor quantizer written from the SPEC text (§3, §4, §6, §7), for
+// An independent NVFP4 per-tensor quantizer written from docs/numerics.md (§3, §4, §6, §7), for
 // the CPU backend tests. It shares no code with src/numerics: the scalar conversions are CUDA's
-// own host functions (__nv_cvt_float_to_fp4 / __nv_cvt_float_to_fp8, SPEC §1), the block
-// decode table is SPEC §1's, SR bits come straight from cuRAND's Philox4x32-10 as SPEC §7 wires
-// it, and the RHT is SPEC §7's butterfly order with bf16 rounding from tests/common.
-// Slow and simple on purpose: one block at a time, in the order the SPEC states.
+// own host functions (__nv_cvt_float_to_fp4 / __nv_cvt_float_to_fp8, numerics §1), the block
+// decode table is numerics §1's, SR bits come straight from cuRAND's Philox4x32-10 as numerics §7 wires
+// it, and the RHT is numerics §7's butterfly order with bf16 rounding from tests/common.
+// Slow and simple on purpose: one block at a time, in the order docs/numerics.md states.
 #pragma once
 #include <cuda_fp4.h>
 #include <cuda_fp8.h>
@@ -34,7 +34,7 @@ inline float e2m1_value(uint8_t c) {
   return (c & 8) ? -v : v;
 }
 
-// max |v| over a set; any NaN makes it NaN (SPEC §0).
+// max |v| over a set; any NaN makes it NaN (numerics §0).
 inline float amax_of(const float* v, size_t n, size_t stride = 1) {
   float m = 0.0f;
   for (size_t i = 0; i < n; ++i) {
@@ -45,7 +45,7 @@ inline float amax_of(const float* v, size_t n, size_t stride = 1) {
   return m;
 }
 
-// SPEC §3.
+// numerics §3.
 inline float encode_scale(float amax) {
   const float s = std::fmin(2688.0f / amax, FLT_MAX);
   return (amax == 0.0f || s == 0.0f) ? 1.0f : s;
@@ -59,7 +59,7 @@ inline float dequantize(uint8_t code, uint8_t s, float amax) {
   return e2m1_value(code) * (e4m3_value(s) * amax * (1.0f / 2688));
 }
 
-// SPEC §7 SR: Philox4x32-10, key (lo(seed), hi(seed)), counter (lo(b), hi(b) | col << 31,
+// numerics §7 SR: Philox4x32-10, key (lo(seed), hi(seed)), counter (lo(b), hi(b) | col << 31,
 // lo(offset), hi(offset)); element j takes byte j % 4 of word j / 4.
 inline uint32_t sr_random_byte(uint64_t seed, uint64_t offset, uint64_t block, bool columnwise, int j) {
   const uint4 ctr = make_uint4(static_cast<uint32_t>(block),
@@ -80,7 +80,7 @@ inline uint8_t e2m1_sr(float v, uint32_t r) {
   return static_cast<uint8_t>((std::signbit(v) ? 8 : 0) | mag);
 }
 
-// SPEC §7 RHT16, unnormalised: sign flips, then butterflies of stride 1, 2, 4, 8 in fp32.
+// numerics §7 RHT16, unnormalised: sign flips, then butterflies of stride 1, 2, 4, 8 in fp32.
 inline void rht16(float v[16], uint32_t mask) {
   for (int i = 0; i < 16; ++i)
     if ((mask >> i) & 1u) v[i] = -v[i];
@@ -93,7 +93,7 @@ inline void rht16(float v[16], uint32_t mask) {
       }
 }
 
-// The per-tensor recipe's RHT: RHT16, then x 0.25 and bf16 RNE rounding (SPEC §4).
+// The per-tensor recipe's RHT: RHT16, then x 0.25 and bf16 RNE rounding (numerics §4).
 inline void rht16_bf16(float v[16], uint32_t mask) {
   rht16(v, mask);
   for (int i = 0; i < 16; ++i) v[i] = lowp_test::bf16_to_float(lowp_test::float_to_bf16(v[i] * 0.25f));
@@ -185,7 +185,7 @@ inline Result quantize(const std::vector<float>& x, int64_t M, int64_t K, const 
   return r;
 }
 
-// SPEC §6 swizzled byte of compact entry (i, j), C = padded compact columns.
+// numerics §6 swizzled byte of compact entry (i, j), C = padded compact columns.
 inline int64_t swizzled_offset(int64_t i, int64_t j, int64_t C) {
   return ((i / 128) * (C / 4) + j / 4) * 512 + (i % 32) * 16 + ((i % 128) / 32) * 4 + (j % 4);
 }

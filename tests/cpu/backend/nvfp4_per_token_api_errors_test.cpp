@@ -1,4 +1,4 @@
-// SPEC §9 for the NVFP4 per-token entry points (lowp_quantize / lowp_dequantize /
+// numerics §9 for the NVFP4 per-token entry points (lowp_quantize / lowp_dequantize /
 // lowp_quantized_sizes_query with LOWP_SCALING_NVFP4_PER_TOKEN, lowp_nvfp4_amax_per_token and
 // lowp_nvfp4_grouped_*): each case starts from a call that succeeds, breaks one rule, and checks
 // the status, that the message names the argument or rule, and that no byte of any buffer

@@ -146,7 +146,7 @@ TEST(Nvfp4PerTokenFeatures, StochasticRoundingReproducible) {
     }
 }
 
-// E[x^] ~ x (SPEC §7): the mean of 64 SR draws (offset advanced by lowp_rng_advance between
+// E[x^] ~ x (numerics §7): the mean of 64 SR draws (offset advanced by lowp_rng_advance between
 // them) is closer to x than round-to-nearest, in both orientations (columnwise without RHT
 // dequantizes to x^T).
 TEST(Nvfp4PerTokenFeatures, StochasticRoundingIsUnbiased) {

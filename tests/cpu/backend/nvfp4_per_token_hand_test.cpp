@@ -1,6 +1,6 @@
-// SPEC §3/§5 hand-worked NVFP4 per-token examples through lowp_quantize, lowp_dequantize and
+// numerics §3/§5 hand-worked NVFP4 per-token examples through lowp_quantize, lowp_dequantize and
 // lowp_nvfp4_amax_per_token. Every expected byte below is worked out in the comments from the
-// SPEC's formulas (fp32 products and quotients rounded by hand); none comes from running lowp.
+// the formulas of docs/numerics.md (fp32 products and quotients rounded by hand); none comes from running lowp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,14 +18,14 @@ uint8_t row_scale(const Nvfp4PtQuant& t, int64_t i, int64_t j) { return t.row_sc
 
 const float kKnownBlock[16] = {0.0f, 0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f,
                                6.0f, -0.25f, -1.75f, -5.0f, 0.5f, 3.0f, -6.0f, -0.0f};
-// E2M1 RN codes of kKnownBlock * 1 (SPEC §1 ties to even), packed: element 2j low nibble.
+// E2M1 RN codes of kKnownBlock * 1 (numerics §1 ties to even), packed: element 2j low nibble.
 const uint8_t kKnownCodes[8] = {0x00, 0x22, 0x44, 0x66, 0x87, 0xEC, 0x51, 0x8F};
 
 // Row 0 is all zero (with a -0.0): stored amax 0 (raw), S_enc = 2688 / max(0, 1e-12) =
 // 2.688e15 (not 1.0), b = 0 -> s = E4M3(0) = 0x00: a zero-scale block, so every code is 0,
 // the -0.0 included (per-tensor writes code 8 for it).
 // Row 1 is scaled on its own: block 1 holds 2688, A = 2688, S_enc = 1. Block 0 is the known
-// block: b = 6, s = E4M3(6 * (1 * fl(1/6)) = 1.0) = 0x38, m = 1 / 1.0 = 1, codes as SPEC §1
+// block: b = 6, s = E4M3(6 * (1 * fl(1/6)) = 1.0) = 0x38, m = 1 / 1.0 = 1, codes as numerics §1
 // (the -0.0 there is code 8: its scale is not 0). Block 1: b = 2688, s = E4M3(448) = 0x7E,
 // m = 1 / 448, 2688 * fl(1/448) = 6 -> code 7.
 TEST(Nvfp4PerTokenHand, ZeroRowAndKnownBlock) {
@@ -129,7 +129,7 @@ TEST(Nvfp4PerTokenHand, InfRowAndIndependentRow) {
   EXPECT_EQ(t.row[17], 0x2B);
 }
 
-// Columnwise with RHT (SPEC §5, §7): column 0 of x is e_k. RHT16(e_k) (unnormalised) is column k
+// Columnwise with RHT (numerics §5, §7): column 0 of x is e_k. RHT16(e_k) (unnormalised) is column k
 // of H16, (-1)^popcount(j & k), flipped by mask bit k: every element +-1. col_amax[0] = 1 * 0.25
 // = 0.25 (exact, fp32: no bf16 step); S_enc = 2688 / 0.25 = 10752; b = 1 * 0.25; s =
 // E4M3(0.25 * fl(10752 * fl(1/6)) = 0.25 * 1792 = 448) = 0x7E; m = 10752 / 448 = 24, times 0.25

@@ -1,6 +1,6 @@
-// An independent NVFP4 per-token quantizer written from the SPEC text (§3, §5, §6, §7), for the
+// An independent NVFP4 per-token quantizer written from docs/numerics.md (§3, §5, §6, §7), for the
 // CPU backend tests. Like nvfp4_oracle.h (whose scalar pieces it uses: CUDA's host conversions,
-// SPEC §1's decode tables, cuRAND's Philox, SPEC §7's butterflies) it shares no code with
+// numerics §1's decode tables, cuRAND's Philox, numerics §7's butterflies) it shares no code with
 // src/numerics. Slow and simple on purpose: one orientation, one block at a time.
 #pragma once
 #include <cmath>
@@ -13,7 +13,7 @@ namespace nvfp4_per_token_oracle {
 
 using namespace nvfp4_oracle;
 
-// SPEC §5: fmaxf(A, 1e-12) drops a NaN A. A stored amax is raw and can be a signaling NaN,
+// numerics §5: fmaxf(A, 1e-12) drops a NaN A. A stored amax is raw and can be a signaling NaN,
 // which the host's std::fmax returns as NaN, hence the explicit test.
 inline float floor_amax(float amax) { return std::isnan(amax) ? 1e-12f : std::fmax(amax, 1e-12f); }
 
@@ -66,7 +66,7 @@ inline PtResult quantize(const std::vector<float>& x, int64_t M, int64_t K, cons
       const float b = amax_of(v, 16) * (rht ? 0.25f : 1.0f);
       const uint8_t s = block_scale(b, s_enc);
       r.scales[i * r.scale_cols + jb] = s;
-      if (e4m3_value(s) == 0.0f) continue;  // SPEC §5: the block's codes stay 0 (positive zero)
+      if (e4m3_value(s) == 0.0f) continue;  // numerics §5: the block's codes stay 0 (positive zero)
       const float m = multiplier_pt(s, s_enc) * (rht ? 0.25f : 1.0f);
       for (int t = 0; t < 16; ++t) {
         const float y = v[t] * m;

@@ -1,6 +1,6 @@
 // Hand-worked examples of row-scaled NVFP4 (numerics §5b) and 4over6 (§5c) through lowp_quantize,
 // lowp_dequantize and lowp_nvfp4_amax_per_row. Every expected byte below is worked out in the
-// comments from the SPEC's formulas (fp32 products and quotients rounded by hand); none comes
+// comments from the formulas of docs/numerics.md (fp32 products and quotients rounded by hand); none comes
 // from running lowp. Notation: fl(v) is v rounded to fp32; E2M1 values 0, .5, 1, 1.5, 2, 3, 4, 6
 // are codes 0..7 (+8 for negative); UE4M3 0x30 = 0.5, 0x33 = 0.6875, 0x38 = 1, 0x3C = 1.5,
 // 0x78 = 256, 0x7C = 384, 0x7E = 448.

@@ -1,8 +1,8 @@
-// An independent quantizer for the NVFP4 variants, written from the SPEC text: row-scaled NVFP4
+// An independent quantizer for the NVFP4 variants, written from docs/numerics.md: row-scaled NVFP4
 // (§5b) and 4over6 adaptive block scaling (§5c, on per-tensor 1D and 2D blocks and on row-scaled).
-// Like nvfp4_oracle.h, whose scalar pieces it uses (CUDA's host conversions, SPEC §1's decode
-// tables, cuRAND's Philox, SPEC §7's butterflies), it shares no code with src/numerics. Slow and
-// simple on purpose: one orientation, one block at a time, in the order the SPEC states.
+// Like nvfp4_oracle.h, whose scalar pieces it uses (CUDA's host conversions, numerics §1's decode
+// tables, cuRAND's Philox, numerics §7's butterflies), it shares no code with src/numerics. Slow and
+// simple on purpose: one orientation, one block at a time, in the order docs/numerics.md states.
 #pragma once
 #include <cfloat>
 #include <cmath>
@@ -15,13 +15,13 @@ namespace nvfp4_variants_oracle {
 
 using namespace nvfp4_oracle;
 
-// SPEC §5c: S_enc = min(6E / A, FLT_MAX), 1 for A = 0 or a zero quotient (E = 448: SPEC §3's).
+// numerics §5c: S_enc = min(6E / A, FLT_MAX), 1 for A = 0 or a zero quotient (E = 448: numerics §3's).
 inline float encode_scale_e(float amax, float six_e) {
   const float s = std::fmin(six_e / amax, FLT_MAX);
   return (amax == 0.0f || s == 0.0f) ? 1.0f : s;
 }
 
-// SPEC §3's per-tensor multiplier, min(1 / (float(s) * (1 / S_enc)), FLT_MAX).
+// numerics §3's per-tensor multiplier, min(1 / (float(s) * (1 / S_enc)), FLT_MAX).
 inline float multiplier_of(uint8_t s, float s_enc) {
   const float s_dec = 1.0f / s_enc;
   return std::fmin(1.0f / (e4m3_value(s) * s_dec), FLT_MAX);
@@ -33,7 +33,7 @@ struct FourOverSix {
   float six_e = 2688.0f;  // 6E: 2688 or 1536
 };
 
-// SPEC §5c: the error of values v[0..n) encoded with scale s: sum over j in order of |x^ - x| or
+// numerics §5c: the error of values v[0..n) encoded with scale s: sum over j in order of |x^ - x| or
 // (x^ - x)^2, x^ = ((e2m1(q) * float(s)) * A) / 6E.
 inline float candidate_error(const float* v, int n, uint8_t s, float s_enc, float amax, const FourOverSix& f) {
   const float m = multiplier_of(s, s_enc);
@@ -47,7 +47,7 @@ inline float candidate_error(const float* v, int n, uint8_t s, float s_enc, floa
   return err;
 }
 
-// SPEC §5c's two candidates for block (or tile) amax b.
+// numerics §5c's two candidates for block (or tile) amax b.
 struct Candidates {
   uint8_t s6, s4;
 };
@@ -148,7 +148,7 @@ inline VariantResult quantize(const std::vector<float>& x, int64_t M, int64_t K,
   return r;
 }
 
-// SPEC §3 dequantize with 6E in place of 2688: e2m1(q) * (float(s) * A * (1/6E)).
+// numerics §3 dequantize with 6E in place of 2688: e2m1(q) * (float(s) * A * (1/6E)).
 inline float dequantize_e(uint8_t code, uint8_t s, float amax, float six_e) {
   return e2m1_value(code) * (e4m3_value(s) * amax * (1.0f / six_e));
 }

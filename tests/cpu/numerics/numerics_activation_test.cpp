@@ -1,4 +1,4 @@
-// Activation derivatives (SPEC §2, backward cast with activation gradient): exp_f32 against
+// Activation derivatives (numerics §2, backward cast with activation gradient): exp_f32 against
 // double std::exp on a dense sweep, dgelu_tanh / dsilu against float64 evaluations of the same
 // formulas, and hand-picked exact values.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// SPEC §1: the scalar encoders in src/numerics against CUDA's own host conversion functions on
+// numerics §1: the scalar encoders in src/numerics against CUDA's own host conversion functions on
 // every fp32 bit pattern (and every code / half for the decoders). A mismatch prints the first
 // failing input and both outputs.
 #include <gtest/gtest.h>
@@ -182,7 +182,7 @@ TEST(NumericsExhaustive, DecodeFp8MatchesCuda) {
     const float g5 = lowp::num::decode_e5m2(code), w5 = cuda_fp8_to_float(code, __NV_E5M2);
     EXPECT_TRUE(same_float(g5, w5)) << "decode_e5m2(0x" << std::hex << c << ") = " << g5 << ", want " << w5;
   }
-  // NaN codes per SPEC §1: E4M3 only 0x7F/0xFF; E5M2 exponent 31 with nonzero mantissa.
+  // NaN codes per numerics §1: E4M3 only 0x7F/0xFF; E5M2 exponent 31 with nonzero mantissa.
   int nan4 = 0, nan5 = 0;
   for (int c = 0; c < 256; ++c) {
     nan4 += std::isnan(lowp::num::decode_e4m3(static_cast<uint8_t>(c)));
@@ -193,7 +193,7 @@ TEST(NumericsExhaustive, DecodeFp8MatchesCuda) {
 }
 
 TEST(NumericsExhaustive, DecodeE2M1MatchesTableAndCuda) {
-  // SPEC §1 table: codes 0..7, code 8+c is -value(c).
+  // numerics §1 table: codes 0..7, code 8+c is -value(c).
   const float table[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
   for (int c = 0; c < 16; ++c) {
     const float want = c < 8 ? table[c] : -table[c - 8];

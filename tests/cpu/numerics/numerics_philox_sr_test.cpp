@@ -1,4 +1,4 @@
-// SPEC §7 stochastic rounding: Philox4x32-10 against Random123's known answers, the
+// numerics §7 stochastic rounding: Philox4x32-10 against Random123's known answers, the
 // seed/offset/block -> key/counter mapping, the byte order, and the E2M1 SR rule.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// SPEC §7 RHT16: y = H16 · diag(signs) · g with H16 the Sylvester-Hadamard matrix
+// numerics §7 RHT16: y = H16 · diag(signs) · g with H16 the Sylvester-Hadamard matrix
 // H[k][j] = (-1)^popcount(k & j), computed by fp32 butterflies of stride 1, 2, 4, 8.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// SPEC §6 scale-factor layouts: padded compact sizes and the swizzled byte offset
+// numerics §6 scale-factor layouts: padded compact sizes and the swizzled byte offset
 // ((i/128)*(C/4) + j/4)*512 + (i%32)*16 + ((i%128)/32)*4 + (j%4), C = roundup(B,4).
 #include <gtest/gtest.h>
 

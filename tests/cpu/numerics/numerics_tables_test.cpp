@@ -1,5 +1,5 @@
-// Hand-worked tables from SPEC §1 (formats), §2 (FP8 scales), §3/§5 (NVFP4 scale math).
-// Expected values are literals worked out from the SPEC text; fp32 quotients that are not exact
+// Hand-worked tables from numerics §1 (formats), §2 (FP8 scales), §3/§5 (NVFP4 scale math).
+// Expected values are literals worked out from docs/numerics.md; fp32 quotients that are not exact
 // are written as bit patterns (checked once with numpy float32 arithmetic, step by step).
 #include <gtest/gtest.h>
 
@@ -42,7 +42,7 @@ void check_codes(const char* name, Enc enc, const std::vector<Case>& cases) {
                                          << bits_of(got) << "), want " << (want) << " (0x"       \
                                          << bits_of(want) << ")"
 
-// ---- SPEC §1 -------------------------------------------------------------------------------
+// ---- numerics §1 -------------------------------------------------------------------------------
 
 TEST(NumericsTables, E2M1RoundToNearestEven) {
   // Codes 0..7 = 0, 0.5, 1, 1.5, 2, 3, 4, 6; ties go to the even code.
@@ -107,7 +107,7 @@ TEST(NumericsTables, DecodeSpecialCodes) {
 }
 
 TEST(NumericsTables, AmaxFoldPropagatesNaN) {
-  // SPEC §0: amax = max|x|, any NaN makes it NaN, whatever the order.
+  // numerics §0: amax = max|x|, any NaN makes it NaN, whatever the order.
   uint32_t acc = 0;
   for (float x : {1.0f, -5.0f, 2.0f, -0.0f}) acc = amax_bits_fold(acc, x);
   EXPECT_BITS(float_of(acc), 5.0f);
@@ -119,7 +119,7 @@ TEST(NumericsTables, AmaxFoldPropagatesNaN) {
   EXPECT_TRUE(std::isnan(float_of(a)) && std::isnan(float_of(b))) << std::hex << a << " " << b;
 }
 
-// ---- SPEC §2 -------------------------------------------------------------------------------
+// ---- numerics §2 -------------------------------------------------------------------------------
 
 TEST(NumericsTables, Fp8ScaleFromAmax) {
   const float third = F(0x43155555);  // RN(448/3) = 149.333328
@@ -206,7 +206,7 @@ TEST(NumericsTables, Fp8ElementCast) {
   EXPECT_BITS(reciprocal_rn(3.0f), F(0x3EAAAAAB));
 }
 
-// ---- SPEC §3, §5 ---------------------------------------------------------------------------
+// ---- numerics §3, §5 ---------------------------------------------------------------------------
 
 TEST(NumericsTables, Nvfp4EncodeScale) {
   EXPECT_BITS(nvfp4_encode_scale(0.0f), 1.0f);
@@ -302,9 +302,9 @@ TEST(NumericsTables, Nvfp4DequantizeOrder) {
   EXPECT_BITS(nvfp4_dequantize(15, 0x7E, 2688.0f), -2688.0f);
   EXPECT_BITS(nvfp4_dequantize(0, 0x7E, 2688.0f), 0.0f);
   EXPECT_BITS(nvfp4_dequantize(8, 0x7E, 2688.0f), -0.0f);
-  // A = 7, s = 0x07 (7 * 2^-9), q = 1.5: SPEC order gives 0x38600001, ((q*s)*A)*(1/2688) 0x38600000.
+  // A = 7, s = 0x07 (7 * 2^-9), q = 1.5: the numerics order gives 0x38600001, ((q*s)*A)*(1/2688) 0x38600000.
   EXPECT_BITS(nvfp4_dequantize(3, 0x07, 7.0f), F(0x38600001));
-  // A = 5, s = 0x07, q = 0.5: SPEC order gives 0x37555556, q*(s*(A/2688)) gives 0x37555555.
+  // A = 5, s = 0x07, q = 0.5: the numerics order gives 0x37555556, q*(s*(A/2688)) gives 0x37555555.
   EXPECT_BITS(nvfp4_dequantize(1, 0x07, 5.0f), F(0x37555556));
 }
 
