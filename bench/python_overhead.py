@@ -41,7 +41,7 @@ def c_call(x, recipe):
     fp8 = recipe.startswith("fp8")
     desc = (_lowp.DTYPE_E4M3 if fp8 else _lowp.DTYPE_E2M1,
             _lowp.SCALING_CURRENT if fp8 else _lowp.SCALING_NVFP4_PER_TOKEN, _lowp.SCALE_LAYOUT_COMPACT, rows, cols,
-            *parts, addr(q.scale), addr(q.scale_inv), addr(q.amax))
+            *parts, addr(q.scale), addr(q.scale_inv), addr(q.amax), 0.0)  # nvfp4_outer_max: written by the call
     cfg = _lowp.QuantConfig()
     xp, dtype = x.data_ptr(), _lowp.DTYPE_BFLOAT16
     stream = torch.cuda.current_stream().cuda_stream if x.is_cuda else 0
@@ -58,7 +58,8 @@ def op_call(x, recipe):
         op = torch.ops.lowp.fp8_quantize.default
         return lambda: op(x, None, None, _lowp.DTYPE_E4M3, _lowp.SCALING_CURRENT, True, True, 0.0, False)
     op = torch.ops.lowp.nvfp4_quantize.default
-    return lambda: op(x, None, None, None, True, True, True, 0, None, None, None, None, None, None, None, 0.0, False)
+    return lambda: op(x, None, None, None, _lowp.SCALING_NVFP4_PER_TOKEN, True, True, 0, None, None, None, None, None,
+                      None, None, None, None, None, 0.0, False)
 
 
 def sync(device):
