@@ -28,7 +28,7 @@ class Call {
   // Arguments that hit a crash-class bug of issue 39 not fixed yet (harness/known_bugs.h): the
   // bounded run skips them unless CheckOptions::run_known_crashes.
   const char* known_crash = nullptr;
-  // Set by entry points whose header rule decides aliasing itself (else aliasing is an open case).
+  // Set by entry points that state their aliasing rule themselves (else lowp.h's general rule).
   bool aliasing_decided = false;
 
   // A data buffer of `bytes` for argument `name`, presented as `how` says: its pointer, NULL,
@@ -50,6 +50,7 @@ class Call {
   struct Alias {
     std::string name, target;
     bool written;  // the pointer's argument or the target's is written by the call
+    bool unused;   // one of the two is not a buffer of the call (Role::kUnused, or 0 bytes)
   };
   std::vector<Alias> aliases;  // pointers presented as another buffer's
 
@@ -60,7 +61,12 @@ class Call {
     data.to_host(v.data(), static_cast<const uint8_t*>(p), n);
     return v;
   }
-  // Open cases for aliasing (unless decided), once the entry point has built everything.
+  // Aliases of `name` count as written: lowp_gemm_workspace_size checks d as lowp_gemm writes it.
+  void counts_as_written(const std::string& name);
+  // A member of the struct `object` (an argument struct of this call) that the call may write.
+  void member_written(const void* object, size_t offset, size_t bytes);
+  // lowp.h's aliasing rule (unless the entry point decided it): a written buffer sharing bytes
+  // with another buffer of the call is rejected. Call once the entry point has built everything.
   void finish();
 
  private:
