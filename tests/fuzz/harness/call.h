@@ -25,9 +25,6 @@ class Call {
   std::function<std::string()> verify;
   // Functions without a status (initialisers, lowp_version): the thread's message is not theirs.
   bool no_status = false;
-  // Arguments that hit a crash-class bug of issue 39 not fixed yet (harness/known_bugs.h): the
-  // bounded run skips them unless CheckOptions::run_known_crashes.
-  const char* known_crash = nullptr;
   // Set by entry points that state their aliasing rule themselves (else lowp.h's general rule).
   bool aliasing_decided = false;
 
@@ -81,7 +78,6 @@ struct Judgement {
   std::string imprecise;  // passed, but the message names the argument's root only
   lowp_status status = LOWP_SUCCESS;
   std::string message;
-  const char* known = nullptr;  // the known bug this failure (or skipped crash) is
 };
 
 // Every buffer (name, bytes, role, pointer) and what the model expects, for a replayed call.
@@ -89,11 +85,7 @@ std::string describe(Call& c);
 
 struct CheckOptions {
   bool rerun = true;  // accepted calls: run again (outputs refilled) and compare
-  bool run_known_crashes = false;
   bool describe = false;  // print describe(c) before the call
-  // Skip calls with an output aliasing another argument: their CPU threads race on the shared
-  // bytes (issue 39 aliasing), which ThreadSanitizer reports. The thread test sets it.
-  bool skip_written_aliases = false;
 };
 
 // Makes the call as the expectation allows and checks it: on a rejection nothing changed, the
