@@ -210,7 +210,9 @@ void gemm(Draw& d, Call& c) {
                                                              static_cast<lowp_orientation>(bc), x.d, x.cfg, &need);
     const bool sized = size_status == LOWP_SUCCESS;
     no_algorithm_case(c.expect, size_status);
-    ws = c.buffer("workspace", need > 0 ? need : 256, Role::kOutPartial, need > 0 ? d.ptr() : g.workspace);
+    // A workspace of 0 bytes is no buffer of the call (nothing to overlap).
+    ws = c.buffer("workspace", need > 0 ? need : 256, need > 0 ? Role::kOutPartial : Role::kUnused,
+                  need > 0 ? d.ptr() : g.workspace);
     ws_bytes = ws == nullptr ? 0 : need > 0 && d.bad(5) ? need - 1 : need;
     if (sized) {
       c.expect.require(ws_bytes >= need, {"workspace_bytes"});
