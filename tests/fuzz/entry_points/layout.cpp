@@ -23,7 +23,7 @@ LayoutArgs draw_layout_args(Draw& d) {
   const int64_t m = is_nvfp4(recipe_of(a.dtype, a.scaling)) ? 16 : 1;
   a.rows = d.percent(10) ? 1 + d.rng.below(40) : d.dim(m);
   a.cols = d.dim(m);
-  a.parts = 1 + d.enum_value(3);  // LOWP_PARTS_ROWWISE (1) .. BOTH (3); faults: other ints
+  a.parts = d.enum_among({LOWP_PARTS_ROWWISE, LOWP_PARTS_COLUMNWISE, LOWP_PARTS_BOTH}, 4);  // 0 and others: faults
   return a;
 }
 
@@ -170,7 +170,9 @@ void tensor_from_layout(Draw& d, Call& c) {
   c.verify = [=]() -> std::string {
     // dtype, scaling, rows, cols and every buffer pointer from the layout; the rest kept.
     lowp_quantized_tensor w = qv;
-    w.dtype = l.dtype, w.scaling = l.scaling, w.rows = l.rows, w.cols = l.cols;
+    set_int(w.dtype, as_int(l.dtype));  // any int the layout holds: never loaded as an enum
+    set_int(w.scaling, as_int(l.scaling));
+    w.rows = l.rows, w.cols = l.cols;
     auto* b = static_cast<uint8_t*>(base);
     const auto at = [&](size_t bytes, size_t offset) -> void* { return bytes != 0 ? b + offset : nullptr; };
     lowp_quantized_part* wp[2] = {&w.rowwise, &w.columnwise};

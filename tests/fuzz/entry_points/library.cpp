@@ -97,7 +97,7 @@ lowp_quant_config copy_config(const lowp_quant_config& in) {
   c.amax_given = in.amax_given;
   c.group_row_multiple = in.group_row_multiple;
   c.four_over_six = in.four_over_six;
-  c.four_over_six_error = in.four_over_six_error;
+  set_int(c.four_over_six_error, as_int(in.four_over_six_error));
   c.four_over_six_scale_max = in.four_over_six_scale_max;
   return c;
 }

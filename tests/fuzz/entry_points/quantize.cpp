@@ -44,8 +44,8 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
   if (dact) {
     e.require(act_input != nullptr, {"act_input"});
     e.require(act >= 0 && act <= 2, {"act"});
-    if (x != nullptr && is_high_precision(x->dtype))
-      e.open(aligned_to(act_input, element_bytes(x->dtype)), {"act_input"},
+    if (x != nullptr && is_high_precision(as_int(x->dtype)))
+      e.open(aligned_to(act_input, element_bytes(as_int(x->dtype))), {"act_input"},
              "act_input not aligned to its element size");
   }
   if (!e.require(q != nullptr, {"q"})) return;
