@@ -3,6 +3,7 @@
 // lowp_quantized_sizes_query), each at an offset aligned to LOWP_LAYOUT_ALIGNMENT, and the
 // tensor's pointers filled from a base address.
 #include <cstdint>
+#include <string>
 
 #include "api/dispatch.h"
 #include "core/entry.h"
@@ -40,7 +41,12 @@ lowp_status compute_layout(const lowp_dtype& dtype, const lowp_scaling& scaling,
                 "%s is %s; expected LOWP_PARTS_ROWWISE, LOWP_PARTS_COLUMNWISE or LOWP_PARTS_BOTH", names.parts,
                 enum_text<lowp_parts>(p).text);
   lowp_quantized_sizes s;
-  LOWP_TRY(r->sizes(rows, cols, &s));
+  if (const lowp_status st = r->sizes(rows, cols, &s); st != LOWP_SUCCESS) {
+    // The recipe's shape rule (NVFP4: cols % 16) names "cols"; say whose (layout->cols for a layout).
+    const std::string rule = last_error_message();
+    return fail(st, "%s is %lld x %lld: %s", names.shape, static_cast<long long>(rows), static_cast<long long>(cols),
+                rule.c_str());
+  }
   const bool want[2] = {(p & LOWP_PARTS_ROWWISE) != 0, (p & LOWP_PARTS_COLUMNWISE) != 0};
   if (want[1] && s.data_bytes[1] == 0)
     return fail(LOWP_ERROR_INVALID_ARGUMENT,

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "harness/known_bugs.h"
 #include "harness/registry.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -62,7 +61,7 @@ struct Options {
   double seconds = 0;
   std::vector<std::string> entries;
   long long only_call = -1;
-  bool device = false, strict_messages = false, list = false, verbose = false, known_bugs_fatal = false;
+  bool device = false, strict_messages = false, list = false, verbose = false;
   int max_failures = 10;
   unsigned timeout = 30;
 };
@@ -85,8 +84,6 @@ bool parse(int argc, char** argv, Options& o) {
       o.device = true;
     else if (a == "--strict-messages")
       o.strict_messages = true;
-    else if (a == "--known-bugs-fatal")
-      o.known_bugs_fatal = true;
     else if (a == "--max-failures")
       o.max_failures = std::atoi(next());
     else if (a == "--timeout")
@@ -104,7 +101,7 @@ bool parse(int argc, char** argv, Options& o) {
 }
 
 struct Tally {
-  uint64_t calls = 0, accepted = 0, rejected = 0, skipped = 0, failed = 0, known = 0, imprecise = 0;
+  uint64_t calls = 0, accepted = 0, rejected = 0, skipped = 0, failed = 0, imprecise = 0;
 };
 
 }  // namespace
@@ -127,7 +124,6 @@ int main(int argc, char** argv) {
   if (!o.seed_given) o.seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   if (o.calls == 0 && o.seconds <= 0) o.calls = 1000;
   Memory& memory = o.device ? device_memory() : host_memory();
-  set_avoid_enum_ub(!o.known_bugs_fatal);
 
   signal(SIGALRM, on_alarm);
   signal(SIGSEGV, on_fatal);
@@ -141,7 +137,7 @@ int main(int argc, char** argv) {
               eps.size(), o.device ? "device" : "host", o.only_call >= 0 ? ", one call" : "");
   std::fflush(stdout);
   std::map<std::string, Tally> per_entry;
-  std::map<std::string, uint64_t> open_notes, open_accepted, imprecise, known;
+  std::map<std::string, uint64_t> open_notes, open_accepted, imprecise;
   Tally all;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -158,7 +154,6 @@ int main(int argc, char** argv) {
     std::vector<std::string> notes;
     CheckOptions opt;
     opt.describe = o.verbose && o.only_call >= 0;
-    opt.run_known_crashes = o.known_bugs_fatal;
     const Judgement j = fuzz_one(*id.entry, id.draw_seed, memory, opt, size_t{8} << 20, &notes);
     alarm(0);
     Tally& t = per_entry[id.entry->name];
@@ -168,15 +163,8 @@ int main(int argc, char** argv) {
       ++open_notes[key];
       if (j.kind == Judgement::kPass && j.status == LOWP_SUCCESS) ++open_accepted[key];
     }
-    const char* bug = j.kind == Judgement::kFail ? known_bug(id.entry->name, j) : nullptr;
-    if (j.kind == Judgement::kSkip && j.known != nullptr) {  // a known crash, not run
-      ++t.known, ++all.known;
-      ++known[std::string(j.known) + " (" + id.entry->name + ", not run)"];
-    } else if (j.kind == Judgement::kSkip) {
+    if (j.kind == Judgement::kSkip) {
       ++t.skipped, ++all.skipped;
-    } else if (j.kind == Judgement::kFail && bug != nullptr && !o.known_bugs_fatal) {
-      ++t.known, ++all.known;
-      ++known[std::string(bug) + " (" + id.entry->name + ")"];
     } else if (j.kind == Judgement::kFail || (o.strict_messages && !j.imprecise.empty())) {
       ++t.failed, ++all.failed;
       std::printf("FAIL %s: %s\n  %s", id.entry->name,
@@ -195,13 +183,11 @@ int main(int argc, char** argv) {
     }
   }
   const double secs = elapsed();
-  std::printf("\n%-40s %8s %8s %8s %8s %8s %8s\n", "entry point", "calls", "accepted", "rejected", "skipped", "known",
-              "FAILED");
+  std::printf("\n%-40s %8s %8s %8s %8s %8s\n", "entry point", "calls", "accepted", "rejected", "skipped", "FAILED");
   for (const auto& [name, t] : per_entry)
-    std::printf("%-40s %8llu %8llu %8llu %8llu %8llu %8llu\n", name.c_str(), static_cast<unsigned long long>(t.calls),
+    std::printf("%-40s %8llu %8llu %8llu %8llu %8llu\n", name.c_str(), static_cast<unsigned long long>(t.calls),
                 static_cast<unsigned long long>(t.accepted), static_cast<unsigned long long>(t.rejected),
-                static_cast<unsigned long long>(t.skipped), static_cast<unsigned long long>(t.known),
-                static_cast<unsigned long long>(t.failed));
+                static_cast<unsigned long long>(t.skipped), static_cast<unsigned long long>(t.failed));
   if (!open_notes.empty()) {
     std::printf(
         "\nCases lowp.h leaves open (either outcome passed): calls that met each, how many the library accepted:\n");
@@ -213,16 +199,11 @@ int main(int argc, char** argv) {
     std::printf("\nRejections whose message names the argument but not the field (--strict-messages fails them):\n");
     for (const auto& [n, k] : imprecise) std::printf("  %6llu  %s\n", static_cast<unsigned long long>(k), n.c_str());
   }
-  if (!known.empty()) {
-    std::printf("\nKnown failures tolerated until their fix lands (--known-bugs-fatal fails them):\n");
-    for (const auto& [n, k] : known) std::printf("  %6llu  %s\n", static_cast<unsigned long long>(k), n.c_str());
-  }
   std::printf(
       "\nlowp_fuzz: seed %llu: %llu calls in %.1f s: %llu accepted, %llu rejected, %llu skipped (too large), "
-      "%llu known, %llu FAILED\n",
+      "%llu FAILED\n",
       static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(all.calls), secs,
       static_cast<unsigned long long>(all.accepted), static_cast<unsigned long long>(all.rejected),
-      static_cast<unsigned long long>(all.skipped), static_cast<unsigned long long>(all.known),
-      static_cast<unsigned long long>(all.failed));
+      static_cast<unsigned long long>(all.skipped), static_cast<unsigned long long>(all.failed));
   return all.failed == 0 ? 0 : 1;
 }

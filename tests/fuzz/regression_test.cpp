@@ -1,8 +1,6 @@
-// The regression corpus: issue 39's reproducers, and header rules around them, as fixed cases run
-// through the fuzzer's checks (harness/call.h: nothing written on a rejection, guards intact,
-// deterministic results, messages naming the argument). Tests named KnownBug39_* reproduce bugs
-// whose fix is not merged yet: ctest runs each alone under the known_bug label (an abort or hang
-// must not take the others down); once the fix lands they move to the cpu label.
+// The regression corpus: issue 39's reproducers, later fuzz findings and header rules around them,
+// as fixed cases run through the fuzzer's checks (harness/call.h: nothing written on a rejection,
+// guards intact, deterministic results, messages naming the argument). Every bug here is fixed.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -11,7 +9,6 @@
 
 #include "entry_points/grouped.h"
 #include "entry_points/quantize.h"
-#include "harness/known_bugs.h"
 #include "harness/registry.h"
 #include "lowp/gemm.h"
 
@@ -20,9 +17,7 @@ namespace {
 
 Judgement run(Call& c) {
   c.finish();
-  CheckOptions o;
-  o.run_known_crashes = true;
-  return run_checked(c, o);
+  return run_checked(c);
 }
 
 // Passed, and a rejection's message names the argument's field (not only its root).
@@ -80,10 +75,10 @@ void grouped_quantize_empty(int64_t f, int64_t l) {
   grouped_quantize_call(c, d, group({f}, {l}, {0}, 0), grouped_q(1), no_config(), {});
   expect_pass(run(c), LOWP_SUCCESS);
 }
-TEST(KnownBug39_1, GroupedQuantizeEmptyMember2e40x0) { grouped_quantize_empty(int64_t{1} << 40, 0); }
-TEST(KnownBug39_1, GroupedQuantizeEmptyMember2e62x0) { grouped_quantize_empty(int64_t{1} << 62, 0); }
+TEST(Regression39_1, GroupedQuantizeEmptyMember2e40x0) { grouped_quantize_empty(int64_t{1} << 40, 0); }
+TEST(Regression39_1, GroupedQuantizeEmptyMember2e62x0) { grouped_quantize_empty(int64_t{1} << 62, 0); }
 
-TEST(KnownBug39_1, GroupedAmaxEmptyMember2e40x0) {
+TEST(Regression39_1, GroupedAmaxEmptyMember2e40x0) {
   Call c(host_memory());
   Draw d(1);
   grouped_amax_call(c, d, group({int64_t{1} << 40}, {0}, {0}, 0), {}, 0, {});
@@ -96,12 +91,12 @@ void grouped_dequantize_empty(int which, int64_t f, int64_t l) {
   grouped_dequantize_call(c, d, grouped_q(1), which, group({f}, {l}, {0}, 0), {});
   expect_pass(run(c), LOWP_SUCCESS);
 }
-TEST(KnownBug39_1, GroupedDequantizeRowwise2e40x0) { grouped_dequantize_empty(LOWP_ROWWISE, int64_t{1} << 40, 0); }
-TEST(KnownBug39_1, GroupedDequantizeColumnwise0x2e40) {
+TEST(Regression39_1, GroupedDequantizeRowwise2e40x0) { grouped_dequantize_empty(LOWP_ROWWISE, int64_t{1} << 40, 0); }
+TEST(Regression39_1, GroupedDequantizeColumnwise0x2e40) {
   grouped_dequantize_empty(LOWP_COLUMNWISE, 0, int64_t{1} << 40);
 }
 
-// The same layouts with small dims pass today: empty members are handled.
+// The same layouts with small dims.
 TEST(Regression39, GroupedQuantizeEmptyMembersSmallDims) {
   Call c(host_memory());
   Draw d(1);
@@ -111,14 +106,14 @@ TEST(Regression39, GroupedQuantizeEmptyMembersSmallDims) {
 
 // --- Issue 39 #2: amax_stride without an upper bound ----------------------------------------
 
-TEST(KnownBug39_2, GroupedAmaxStrideInt64Max) {
+TEST(Regression39_2, GroupedAmaxStrideInt64Max) {
   Call c(host_memory());
   Draw d(1);
   grouped_amax_call(c, d, group({1, 1}, {4, 4}, {0, 4}, 8), {}, INT64_MAX, {});
   expect_pass(run(c), LOWP_ERROR_INVALID_ARGUMENT);
 }
 
-TEST(KnownBug39_2, GroupedQuantizeStride2e61) {
+TEST(Regression39_2, GroupedQuantizeStride2e61) {
   Call c(host_memory());
   Draw d(1);
   grouped_quantize_call(c, d, group({1, 1}, {4, 4}, {0, 4}, 8), grouped_q(2, int64_t{1} << 61), no_config(), {});
@@ -134,7 +129,7 @@ TEST(Regression39, GroupedAmaxHistoryStride) {  // amax = a [N][L] history: fold
 
 // --- Issue 39 #3: signed overflow in the swizzle's size check --------------------------------
 
-TEST(KnownBug39_3, SwizzleBlocks2e56) {
+TEST(Regression39_3, SwizzleBlocks2e56) {
   Call c(host_memory());
   void* a = c.buffer("compact", 512, Role::kIn, {});
   void* b = c.buffer("swizzled", 512, Role::kIn, {});
@@ -152,8 +147,7 @@ TEST(Regression39, SwizzleOverlapRejected) {
 }
 
 // --- Issue 39 #4: out-of-range enum values (undefined behaviour until read as integers) -------
-// Rejected with a clear message today. In a struct member (KnownBug39_4) UBSan reports the load;
-// passed by value (Regression39_4) GCC's UBSan does not see them, the behaviour is as undefined.
+// Read as integers and rejected with a clear message, in a struct member or passed by value.
 
 // A valid quantize of recipe r (n x n) with one field of q set out of range.
 void quantize_with(Recipe r, int64_t n, void (*edit)(QDraw&)) {
@@ -164,13 +158,13 @@ void quantize_with(Recipe r, int64_t n, void (*edit)(QDraw&)) {
   quantize_call(c, d, tensor(n, n), q, no_config());
   expect_pass(run(c), LOWP_ERROR_INVALID_ARGUMENT);
 }
-TEST(KnownBug39_4, QuantizeDtype99) {
+TEST(Regression39_4, QuantizeDtype99) {
   quantize_with(Recipe::kFp8PerTensor, 4, [](QDraw& q) { q.dtype = 99; });
 }
-TEST(KnownBug39_4, QuantizeScaling42) {
+TEST(Regression39_4, QuantizeScaling42) {
   quantize_with(Recipe::kFp8PerTensor, 4, [](QDraw& q) { q.scaling = 42; });
 }
-TEST(KnownBug39_4, QuantizeScaleLayoutMinus1) {
+TEST(Regression39_4, QuantizeScaleLayoutMinus1) {
   quantize_with(Recipe::kNvfp4PerTensor, 16, [](QDraw& q) { q.scale_layout = -1; });
 }
 
@@ -224,7 +218,7 @@ TEST(Regression39_4, QuantConfigNvfp4Role99) {  // lowp.h: an unknown role leave
 
 // --- Issue 39: messages that did not name the argument's field -------------------------------
 
-TEST(KnownBug39_Messages, NullDataNamesXData) {
+TEST(Regression39_Messages, NullDataNamesXData) {
   Call c(host_memory());
   Draw d(1);
   TensorDraw x = tensor(4, 4);
@@ -233,7 +227,7 @@ TEST(KnownBug39_Messages, NullDataNamesXData) {
   expect_pass(run(c), LOWP_ERROR_INVALID_ARGUMENT);  // the rule names x->data
 }
 
-TEST(KnownBug39_Messages, MemberAtOffsetMinus1NamesTheOffset) {
+TEST(Regression39_Messages, MemberAtOffsetMinus1NamesTheOffset) {
   Call c(host_memory());
   Draw d(1);
   grouped_amax_call(c, d, group({1}, {4}, {-1}, 8), {}, 0, {});
@@ -243,7 +237,7 @@ TEST(KnownBug39_Messages, MemberAtOffsetMinus1NamesTheOffset) {
   EXPECT_EQ(j.message.find("runs past"), std::string::npos) << j.message;
 }
 
-TEST(KnownBug39_Messages, SizesQueryNamesRowsAndDtype) {
+TEST(Regression39_Messages, SizesQueryNamesRowsAndDtype) {
   lowp_quantized_sizes s;
   EXPECT_EQ(lowp_quantized_sizes_query(LOWP_DTYPE_E4M3, LOWP_SCALING_CURRENT, 0, 16, &s), LOWP_ERROR_INVALID_ARGUMENT);
   const std::string shape = lowp_get_last_error();
@@ -255,7 +249,7 @@ TEST(KnownBug39_Messages, SizesQueryNamesRowsAndDtype) {
   EXPECT_EQ(dtype.find("query->"), std::string::npos) << dtype;  // no argument is called query
 }
 
-TEST(KnownBug39_Messages, Fp8NamesTheNvfp4KnobSet) {
+TEST(Regression39_Messages, Fp8NamesTheNvfp4KnobSet) {
   Call c(host_memory());
   Draw d(1);
   quantize_call(c, d, tensor(4, 4), quantized(Recipe::kFp8PerTensor, 4, 4),
@@ -266,7 +260,7 @@ TEST(KnownBug39_Messages, Fp8NamesTheNvfp4KnobSet) {
   EXPECT_EQ(j.message.find("block_2d"), std::string::npos) << "names knobs that were not set: " << j.message;
 }
 
-TEST(KnownBug39_Messages, AmaxGivenIgnoresTheEstimationFactor) {  // "amax_estimation is then ignored"
+TEST(Regression39_Messages, AmaxGivenIgnoresTheEstimationFactor) {  // "amax_estimation is then ignored"
   Call c(host_memory());
   Draw d(1);
   quantize_call(c, d, tensor(16, 16), quantized(Recipe::kNvfp4PerTensor, 16, 16), config([](lowp_quant_config& k) {
@@ -277,7 +271,7 @@ TEST(KnownBug39_Messages, AmaxGivenIgnoresTheEstimationFactor) {  // "amax_estim
   expect_pass(run(c), LOWP_SUCCESS);
 }
 
-// --- Header rules around them (pass today) ----------------------------------------------------
+// --- Header rules around them ----------------------------------------------------------------
 
 TEST(Regression39, StructSizeZeroNamesTheInitialiser) {
   Call c(host_memory());
@@ -313,13 +307,53 @@ TEST(Regression39, NvfpQuantizeOfEveryKnobAccepted) {
   expect_pass(run(c), LOWP_SUCCESS);
 }
 
+// --- After the merge of row-scaled NVFP4, 4over6 and the layout calls --------------------------
+
+// 4over6 with E = 256 records 6E = 1536 in the caller's q (the harness allows that one member to
+// change and checks its value).
+TEST(RegressionMerge, RowScaledFourOverSixRecords1536) {
+  Call c(host_memory());
+  Draw d(1);
+  quantize_call(c, d, tensor(32, 32), quantized(Recipe::kNvfp4RowScaled, 32, 32), config([](lowp_quant_config& k) {
+                  k.four_over_six = 1;
+                  k.four_over_six_scale_max = 256.0f;
+                }));
+  expect_pass(run(c), LOWP_SUCCESS);
+}
+
+// q->nvfp4_outer_max is read by the dequantize: a value no encode records is rejected by name.
+TEST(RegressionMerge, DequantizeRejectsAnOuterMaxNoEncodeRecords) {
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
+  uint8_t codes[128] = {}, scales[512] = {};
+  float amax = 1, out[256];
+  q.dtype = LOWP_DTYPE_E2M1, q.scaling = LOWP_SCALING_NVFP4_PER_TOKEN, q.rows = 16, q.cols = 16;
+  q.rowwise = {codes, scales, &amax};
+  q.nvfp4_outer_max = 1536;  // 4over6's E = 256: not a per-token encode
+  lowp_tensor o{out, LOWP_DTYPE_FLOAT32, 16, 16};
+  EXPECT_EQ(lowp_dequantize(&q, LOWP_ROWWISE, &o, nullptr), LOWP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lowp_get_last_error()).find("q->nvfp4_outer_max"), std::string::npos) << lowp_get_last_error();
+}
+
+// A layout handed back with NVFP4 cols that break K % 16 is named as the layout's member.
+TEST(RegressionMerge, FromLayoutNamesTheLayoutsCols) {
+  lowp_quantized_layout l = LOWP_QUANTIZED_LAYOUT_INIT;
+  ASSERT_EQ(lowp_quantized_layout_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TENSOR, 16, 32, LOWP_PARTS_ROWWISE, &l),
+            LOWP_SUCCESS);
+  l.cols = 24;
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
+  EXPECT_EQ(lowp_quantized_tensor_from_layout(&l, reinterpret_cast<void*>(uintptr_t{1} << 20), &q),
+            LOWP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lowp_get_last_error()).find("layout->cols"), std::string::npos) << lowp_get_last_error();
+  EXPECT_EQ(q.rowwise.data, nullptr);
+}
+
 // Every registered entry point runs a few hundred fixed calls cleanly (the bounded CI run is
 // the larger version of this; here a failure names the entry point in the test output).
 TEST(Regression39, FixedSeedSmokeOfEveryEntryPoint) {
   for (const EntryPoint& ep : entry_points()) {
     for (uint64_t i = 0; i < 40; ++i) {
       const Judgement j = fuzz_one(ep, 0x39000 + i, host_memory());
-      if (j.kind == Judgement::kFail && known_bug(ep.name, j) == nullptr)
+      if (j.kind == Judgement::kFail)
         ADD_FAILURE() << ep.name << " call seed " << (0x39000 + i) << ": " << j.detail;
     }
   }

@@ -75,6 +75,7 @@ void operand_rules(Expect& e, const std::string& name, const lowp_quantized_tens
         {name + "->scale_layout"});
     e.require(p.scale_inv != nullptr, {part + "scale_inv"});
     float_rule(e, p.amax, part + "amax");
+    outer_max_rule(e, name, q.nvfp4_outer_max, r);  // "lowp_dequantize and lowp_gemm read it"
   }
 }
 
@@ -164,6 +165,16 @@ void no_algorithm_case(Expect& e, lowp_status size_status) {
   e.open(size_status != LOWP_ERROR_UNSUPPORTED, {"a", "b"}, "cuBLASLt found no algorithm (UNSUPPORTED)");
 }
 
+// What a GEMM reads of an operand: its chosen copy's codes and outer scales (FP8 per-token: the
+// scale_inv vector, not the amax), NVFP4 block scales; the rest is unused.
+QPlan operand_plan(const QDraw& q, int copy) {
+  const Recipe r = recipe_of(q.dtype, q.scaling);
+  QPlan p = read_plan(r, q.rows, q.cols, copy);
+  if (r == Recipe::kFp8PerToken)
+    for (Slot& a : p.amax) a.role = Role::kUnused;
+  return p;
+}
+
 struct GemmArgsBuilt {
   lowp_quantized_tensor* a;
   lowp_quantized_tensor* b;
@@ -173,8 +184,8 @@ struct GemmArgsBuilt {
 
 GemmArgsBuilt make_gemm(Call& c, Draw& d, const GemmDraw& g, Role d_role) {
   GemmArgsBuilt out;
-  out.a = make_quantized(c, "a", g.a, input_plan(recipe_of(g.a.dtype, g.a.scaling), g.a.rows, g.a.cols));
-  out.b = make_quantized(c, "b", g.b, input_plan(recipe_of(g.b.dtype, g.b.scaling), g.b.rows, g.b.cols));
+  out.a = make_quantized(c, "a", g.a, operand_plan(g.a, g.a_copy));
+  out.b = make_quantized(c, "b", g.b, operand_plan(g.b, g.b_copy));
   const Role role = d_role == Role::kOut && g.cfg.accumulate && !g.cfg_null ? Role::kInOut : d_role;
   out.d = make_tensor(c, d, "d", g.d, role);
   lowp_gemm_config v = g.cfg;
@@ -199,7 +210,9 @@ void gemm(Draw& d, Call& c) {
                                                              static_cast<lowp_orientation>(bc), x.d, x.cfg, &need);
     const bool sized = size_status == LOWP_SUCCESS;
     no_algorithm_case(c.expect, size_status);
-    ws = c.buffer("workspace", need > 0 ? need : 256, Role::kOutPartial, need > 0 ? d.ptr() : g.workspace);
+    // A workspace of 0 bytes is no buffer of the call (nothing to overlap).
+    ws = c.buffer("workspace", need > 0 ? need : 256, need > 0 ? Role::kOutPartial : Role::kUnused,
+                  need > 0 ? d.ptr() : g.workspace);
     ws_bytes = ws == nullptr ? 0 : need > 0 && d.bad(5) ? need - 1 : need;
     if (sized) {
       c.expect.require(ws_bytes >= need, {"workspace_bytes"});
@@ -207,7 +220,7 @@ void gemm(Draw& d, Call& c) {
         c.expect.require(aligned_to(ws, 256), {"workspace"});
     }
   } else {  // "The CPU backend ignores the workspace."
-    ws = c.buffer("workspace", 256, Role::kIn, g.workspace);
+    ws = c.buffer("workspace", 256, Role::kUnused, g.workspace);
     ws_bytes = ws ? 256 : d.pick({0, 1 << 20});
   }
   c.invoke = [=] {
@@ -219,6 +232,7 @@ void gemm(Draw& d, Call& c) {
 void gemm_workspace_size(Draw& d, Call& c) {
   const GemmDraw g = draw_gemm(d);
   const GemmArgsBuilt x = make_gemm(c, d, g, Role::kIn);
+  c.counts_as_written("d->data");  // "Aliasing: as lowp_gemm": d may overlap no operand buffer
   PtrDraw bp = d.ptr();
   if (bp.mode != PtrMode::kNull) bp = d.normal();
   auto* bytes = static_cast<size_t*>(c.buffer("bytes", sizeof(size_t), Role::kOut, bp, &host_memory()));

@@ -96,6 +96,9 @@ lowp_quant_config copy_config(const lowp_quant_config& in) {
   c.amax_estimation_factor = in.amax_estimation_factor;
   c.amax_given = in.amax_given;
   c.group_row_multiple = in.group_row_multiple;
+  c.four_over_six = in.four_over_six;
+  set_int(c.four_over_six_error, as_int(in.four_over_six_error));
+  c.four_over_six_scale_max = in.four_over_six_scale_max;
   return c;
 }
 
@@ -134,6 +137,21 @@ void quant_config_nvfp4(Draw& d, Call& c) {
   };
 }
 
+// lowp.h: "lowp_quant_config_default() for every role" (an unknown one included).
+void quant_config_nvfp4_per_token(Draw& d, Call& c) {
+  const int role = d.enum_value(3);
+  auto* cfg = init_target<lowp_quant_config>(d, c, "cfg");
+  c.invoke = [=] {
+    lowp_quant_config_nvfp4_per_token(static_cast<lowp_tensor_role>(role), cfg);
+    return LOWP_SUCCESS;
+  };
+  c.verify = [=]() -> std::string {
+    if (cfg == nullptr) return "";
+    const lowp_quant_config want = header_default_config(), got = copy_config(*cfg);
+    return differs(&got, want, ("lowp_quant_config_nvfp4_per_token(" + std::to_string(role) + ")").c_str());
+  };
+}
+
 void quantized_tensor_init(Draw& d, Call& c) {
   auto* q = init_target<lowp_quantized_tensor>(d, c, "q");
   c.invoke = [q] {
@@ -145,7 +163,8 @@ void quantized_tensor_init(Draw& d, Call& c) {
     const lowp_quantized_tensor& g = *q;
     const bool zero = g.dtype == 0 && g.scaling == 0 && g.scale_layout == 0 && g.rows == 0 && g.cols == 0 &&
                       !g.rowwise.data && !g.rowwise.scale_inv && !g.rowwise.amax && !g.columnwise.data &&
-                      !g.columnwise.scale_inv && !g.columnwise.amax && !g.scale && !g.scale_inv && !g.amax;
+                      !g.columnwise.scale_inv && !g.columnwise.amax && !g.scale && !g.scale_inv && !g.amax &&
+                      g.nvfp4_outer_max == 0.0f;
     if (g.struct_size != sizeof g || !zero) return "lowp_quantized_tensor_init: not zeros with struct_size = sizeof";
     return "";
   };
@@ -176,6 +195,7 @@ LOWP_FUZZ_ENTRY_POINT(lowp_version, version);
 LOWP_FUZZ_ENTRY_POINT(lowp_cuda_available, cuda_available);
 LOWP_FUZZ_ENTRY_POINT(lowp_quant_config_default, quant_config_default);
 LOWP_FUZZ_ENTRY_POINT(lowp_quant_config_nvfp4, quant_config_nvfp4);
+LOWP_FUZZ_ENTRY_POINT(lowp_quant_config_nvfp4_per_token, quant_config_nvfp4_per_token);
 LOWP_FUZZ_ENTRY_POINT(lowp_quantized_tensor_init, quantized_tensor_init);
 LOWP_FUZZ_ENTRY_POINT(lowp_grouped_quantized_tensor_init, grouped_quantized_tensor_init);
 

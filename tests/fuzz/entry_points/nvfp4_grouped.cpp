@@ -1,8 +1,10 @@
-// Grouped NVFP4 per-token: lowp_nvfp4_grouped_quantize, lowp_nvfp4_grouped_amax (host member_rows)
-// and lowp_nvfp4_grouped_sizes (its formula, checked exactly).
+// Grouped NVFP4 per-row recipes (per-token, row-scaled): lowp_nvfp4_grouped_quantize,
+// lowp_nvfp4_grouped_amax and _amax_per_row (host member_rows) and lowp_nvfp4_grouped_sizes (its
+// formula, checked exactly).
 #include <climits>
 #include <vector>
 
+#include "entry_points/quantize.h"
 #include "harness/args.h"
 #include "harness/group_args.h"
 #include "harness/registry.h"
@@ -77,8 +79,9 @@ void grouped_quantize(Draw& d, Call& c) {
   const Members m = draw_members(d, parts & 2);
   const int64_t k = d.dim(16, 6);
   const TensorDraw xd = draw_tensor(d, m.total, k);
-  QDraw qd = draw_quantized(d, Recipe::kNvfp4PerToken, m.total, k, parts);
-  const ConfigDraw kd = draw_config(d, Recipe::kNvfp4PerToken, true);
+  const Recipe like = d.percent(50) ? Recipe::kNvfp4PerToken : Recipe::kNvfp4RowScaled;
+  QDraw qd = draw_quantized(d, like, m.total, k, parts);
+  const ConfigDraw kd = draw_config(d, like, true);
   const PtrDraw wsp = d.optional(d.percent(50) ? 30 : 90);
   const int64_t n = m.n;
 
@@ -89,11 +92,13 @@ void grouped_quantize(Draw& d, Call& c) {
   const int64_t kx = xd.cols;
   for (int i = 0; i < 2; ++i) {
     const bool want = qd.part[i].data.mode != PtrMode::kNull;
-    const Role out = want ? Role::kOut : Role::kIn;
+    const Role out = want ? Role::kOut : Role::kUnused;
     p.data[i] = {mul_sat(bytes_of(xd.rows, 1), bytes_of(kx, 1)) / 2, out};
     p.scale_inv[i] = {scale_sum(m, kx, i == 1), out};
-    p.amax[i] = {i == 0 ? bytes_of(xd.rows, 4) : mul_sat(bytes_of(n, 4), bytes_of(kx, 1)), given ? Role::kIn : out};
+    p.amax[i] = {i == 0 ? bytes_of(xd.rows, 4) : mul_sat(bytes_of(n, 4), bytes_of(kx, 1)),
+                 want && given ? Role::kIn : out};
   }
+  p.scale = p.tensor_scale_inv = p.tensor_amax = {16, Role::kUnused};
   lowp_quantized_tensor* q = make_quantized(c, "q", qd, p);
   lowp_quant_config* cfg = make_config(c, kd);
   const Workspace w = make_group_workspace(c, d, n, wsp);
@@ -101,11 +106,12 @@ void grouped_quantize(Draw& d, Call& c) {
   Expect& e = c.expect;
   tensor_rules(e, "x", x, /*allow_empty_rows=*/true);
   bool want_col = false;
+  Recipe r = Recipe::kNone;
   if (e.require(q != nullptr, {"q"})) {
     struct_size_rules(e, "q", q->struct_size, kQuantizedFirst, sizeof(lowp_quantized_tensor));
     const lowp_quantized_tensor Q = as_read(q);
-    e.require(as_int(Q.dtype) == LOWP_DTYPE_E2M1 && as_int(Q.scaling) == LOWP_SCALING_NVFP4_PER_TOKEN,
-              {"q->dtype", "q->scaling"});
+    r = recipe_of(as_int(Q.dtype), as_int(Q.scaling));
+    e.require(is_nvfp4_per_row(r), {"q->dtype", "q->scaling"});
     if (x != nullptr) e.require(Q.rows == x->rows && Q.cols == x->cols, {"q->rows", "q->cols", "q", "x"});
     const lowp_quantized_part* ps[2] = {&Q.rowwise, &Q.columnwise};
     e.open(ps[0]->data || ps[1]->data, {"q->rowwise.data", "q->columnwise.data"}, "no copy requested");
@@ -123,7 +129,12 @@ void grouped_quantize(Draw& d, Call& c) {
   if (x != nullptr && want_col) e.require(x->rows % 16 == 0, {"x->rows", "member_rows"});
   config_rules(e, cfg);
   const lowp_quant_config kc = config_as_read(cfg);
-  nvfp4_config_rules(e, Recipe::kNvfp4PerToken, kc, 0);
+  if (is_nvfp4_per_row(r)) {  // "the knobs ... are lowp_quantize's of that recipe"
+    nvfp4_config_rules(e, r, kc, 0);
+    if (kc.four_over_six != 0 && takes_four_over_six(r) && kc.four_over_six_scale_max == 256.0f)
+      e.require(q->struct_size >= kOuterMaxEnd, {"q->struct_size", "q->nvfp4_outer_max"});
+  }
+  expect_outer_max_recorded(c, q, cfg);
   const int64_t mult = row_multiple(e, kc, want_col);
   member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult,
                want_col ? "the columnwise copy" : "cfg->group_row_multiple", x != nullptr ? x->cols : k);
@@ -131,22 +142,25 @@ void grouped_quantize(Draw& d, Call& c) {
   c.invoke = [=] { return lowp_nvfp4_grouped_quantize(x, n, rows, q, cfg, w.ptr, w.bytes, nullptr); };
 }
 
-void grouped_amax(Draw& d, Call& c) {
+// lowp_nvfp4_grouped_amax, or with `per_row` lowp_nvfp4_grouped_amax_per_row (its `scaling`).
+void grouped_amax_of(Draw& d, Call& c, bool per_row) {
   const Members m = draw_members(d, d.percent(50));
   const int64_t k = d.dim(d.percent(70) ? 16 : 1, 6);
   const TensorDraw xd = draw_tensor(d, m.total, k);
   const ConfigDraw kd = draw_config(d, Recipe::kNvfp4PerToken, true);
   const PtrDraw rp = d.optional(70), cp = d.optional(70), wsp = d.optional(60);
+  const int scaling = per_row ? draw_per_row_scaling(d) : LOWP_SCALING_NVFP4_PER_TOKEN;
   const int64_t n = m.n;
   lowp_tensor* x = make_tensor(c, d, "x", xd, Role::kIn);
   const int64_t* rows = make_members(c, m);
   float* row = static_cast<float*>(c.buffer("row_amax", bytes_of(xd.rows, 4), Role::kOut, rp));
   float* col = static_cast<float*>(c.buffer("col_amax", mul_sat(bytes_of(n, 4), bytes_of(xd.cols, 1)), Role::kOut, cp));
-  lowp_quant_config* cfg = make_config(c, kd);
+  lowp_quant_config* cfg = make_config(c, kd, /*reads_rng_state=*/false);
   const Workspace w = make_group_workspace(c, d, n, wsp);
 
   Expect& e = c.expect;
   tensor_rules(e, "x", x, /*allow_empty_rows=*/true);
+  if (per_row) per_row_scaling_rule(e, scaling);
   config_rules(e, cfg);
   const lowp_quant_config kc = config_as_read(cfg);
   const bool sixteen = nvfp4_amax_rules(e, row, col, kc);
@@ -155,8 +169,17 @@ void grouped_amax(Draw& d, Call& c) {
   member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult,
                sixteen ? "col_amax with cfg->rht" : "cfg->group_row_multiple", x != nullptr ? x->cols : k);
   group_workspace_rules(e, c, w, true);
-  c.invoke = [=] { return lowp_nvfp4_grouped_amax(x, n, rows, row, col, cfg, w.ptr, w.bytes, nullptr); };
+  if (per_row)
+    c.invoke = [=] {
+      return lowp_nvfp4_grouped_amax_per_row(x, static_cast<lowp_scaling>(scaling), n, rows, row, col, cfg, w.ptr,
+                                             w.bytes, nullptr);
+    };
+  else
+    c.invoke = [=] { return lowp_nvfp4_grouped_amax(x, n, rows, row, col, cfg, w.ptr, w.bytes, nullptr); };
 }
+
+void grouped_amax(Draw& d, Call& c) { grouped_amax_of(d, c, false); }
+void grouped_amax_per_row(Draw& d, Call& c) { grouped_amax_of(d, c, true); }
 
 void grouped_sizes(Draw& d, Call& c) {
   const int64_t n = d.bad() ? d.pick({0, -1, INT64_MIN, (int64_t{1} << 40) + 1}) : d.dim(1, 40);
@@ -196,6 +219,7 @@ void grouped_sizes(Draw& d, Call& c) {
 
 LOWP_FUZZ_ENTRY_POINT(lowp_nvfp4_grouped_quantize, grouped_quantize);
 LOWP_FUZZ_ENTRY_POINT(lowp_nvfp4_grouped_amax, grouped_amax);
+LOWP_FUZZ_ENTRY_POINT(lowp_nvfp4_grouped_amax_per_row, grouped_amax_per_row);
 LOWP_FUZZ_ENTRY_POINT(lowp_nvfp4_grouped_sizes, grouped_sizes);
 
 }  // namespace lowp_fuzz

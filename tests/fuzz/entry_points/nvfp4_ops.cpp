@@ -1,8 +1,8 @@
-// The NVFP4 helper ops: lowp_nvfp4_swizzle_scales, lowp_rng_advance, lowp_nvfp4_amax_per_token.
+// The NVFP4 helper ops: lowp_nvfp4_swizzle_scales, lowp_rng_advance, lowp_nvfp4_amax_per_token and
+// lowp_nvfp4_amax_per_row.
 #include <cstring>
 
 #include "harness/args.h"
-#include "harness/known_bugs.h"
 #include "harness/registry.h"
 
 namespace lowp_fuzz {
@@ -31,7 +31,6 @@ void swizzle_scales(Draw& d, Call& c) {
     const auto a = reinterpret_cast<uintptr_t>(compact), b = reinterpret_cast<uintptr_t>(swizzled);
     e.require(a + bytes <= b || b + bytes <= a, {"compact", "swizzled"});
   }
-  c.known_crash = known_crash_swizzle(rows, blocks);
   c.invoke = [=] { return lowp_nvfp4_swizzle_scales(compact, swizzled, rows, blocks, nullptr); };
 }
 
@@ -54,27 +53,39 @@ void rng_advance(Draw& d, Call& c) {
     };
 }
 
-void nvfp4_amax_per_token(Draw& d, Call& c) {
+// lowp_nvfp4_amax_per_token, or with `per_row` lowp_nvfp4_amax_per_row (its `scaling`).
+void nvfp4_amax_of(Draw& d, Call& c, bool per_row) {
   const TensorDraw xd = draw_tensor(d, d.dim(16), d.dim(d.percent(70) ? 16 : 1));
   const ConfigDraw kd = draw_config(d, Recipe::kNvfp4PerToken);
   const PtrDraw rp = d.optional(70), cp = d.optional(70);
+  const int scaling = per_row ? draw_per_row_scaling(d) : LOWP_SCALING_NVFP4_PER_TOKEN;
   lowp_tensor* x = make_tensor(c, d, "x", xd, Role::kIn);
   float* row = static_cast<float*>(c.buffer("row_amax", bytes_of(xd.rows, 4), Role::kOut, rp));
   float* col = static_cast<float*>(c.buffer("col_amax", bytes_of(xd.cols, 4), Role::kOut, cp));
-  lowp_quant_config* cfg = make_config(c, kd);
+  lowp_quant_config* cfg = make_config(c, kd, /*reads_rng_state=*/false);
   Expect& e = c.expect;
   tensor_rules(e, "x", x);
+  if (per_row) per_row_scaling_rule(e, scaling);
   config_rules(e, cfg);
   // "Reads cfg->rht and cfg->rht_sign_mask only (NULL cfg: the defaults, no RHT); other fields are ignored."
   if (nvfp4_amax_rules(e, row, col, config_as_read(cfg)) && x != nullptr)
     e.require(x->rows % 16 == 0, {"x->rows", "x", "col_amax"});
-  c.invoke = [=] { return lowp_nvfp4_amax_per_token(x, row, col, cfg, nullptr); };
+  if (per_row)
+    c.invoke = [=] {
+      return lowp_nvfp4_amax_per_row(x, static_cast<lowp_scaling>(scaling), row, col, cfg, nullptr);
+    };
+  else
+    c.invoke = [=] { return lowp_nvfp4_amax_per_token(x, row, col, cfg, nullptr); };
 }
+
+void nvfp4_amax_per_token(Draw& d, Call& c) { nvfp4_amax_of(d, c, false); }
+void nvfp4_amax_per_row(Draw& d, Call& c) { nvfp4_amax_of(d, c, true); }
 
 }  // namespace
 
 LOWP_FUZZ_ENTRY_POINT(lowp_nvfp4_swizzle_scales, swizzle_scales);
 LOWP_FUZZ_ENTRY_POINT(lowp_rng_advance, rng_advance);
 LOWP_FUZZ_ENTRY_POINT(lowp_nvfp4_amax_per_token, nvfp4_amax_per_token);
+LOWP_FUZZ_ENTRY_POINT(lowp_nvfp4_amax_per_row, nvfp4_amax_per_row);
 
 }  // namespace lowp_fuzz

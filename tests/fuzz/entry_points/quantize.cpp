@@ -13,6 +13,7 @@ namespace {
 QPlan output_plan(const QDraw& q, const lowp_quant_config& k) {
   const Recipe r = recipe_of(q.dtype, q.scaling);
   QPlan p = input_plan(r, q.rows, q.cols);
+  unused_unless_requested(p, q);
   for (int i = 0; i < 2; ++i) {
     if (q.part[i].data.mode == PtrMode::kNull) continue;
     p.data[i].role = Role::kOut;
@@ -43,8 +44,8 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
   if (dact) {
     e.require(act_input != nullptr, {"act_input"});
     e.require(act >= 0 && act <= 2, {"act"});
-    if (x != nullptr && is_high_precision(x->dtype))
-      e.open(aligned_to(act_input, element_bytes(x->dtype)), {"act_input"},
+    if (x != nullptr && is_high_precision(as_int(x->dtype)))
+      e.open(aligned_to(act_input, element_bytes(as_int(x->dtype))), {"act_input"},
              "act_input not aligned to its element size");
   }
   if (!e.require(q != nullptr, {"q"})) return;
@@ -82,7 +83,11 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
       return;
     case Recipe::kNvfp4PerTensor:
     case Recipe::kNvfp4PerToken:
+    case Recipe::kNvfp4RowScaled:
       nvfp4_config_rules(e, r, k, rows);
+      // "with E = 256 q->struct_size must cover that member" (q->nvfp4_outer_max = 1536)
+      if (k.four_over_six != 0 && takes_four_over_six(r) && k.four_over_six_scale_max == 256.0f)
+        e.require(q->struct_size >= kOuterMaxEnd, {"q->struct_size", "q->nvfp4_outer_max"});
       e.require(cols % 16 == 0, {xn + "->cols", "q->cols", xn});
       if (want[1]) e.require(rows % 16 == 0, {xn + "->rows", "q->rows", xn});
       e.require(
@@ -99,6 +104,19 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
 
 }  // namespace
 
+void expect_outer_max_recorded(Call& c, lowp_quantized_tensor* q, const lowp_quant_config* cfg) {
+  if (q == nullptr || q->struct_size < kOuterMaxEnd || q->struct_size > sizeof *q) return;
+  if (!is_nvfp4(recipe_of(as_int(q->dtype), as_int(q->scaling)))) return;
+  constexpr size_t at = offsetof(lowp_quantized_tensor, nvfp4_outer_max);
+  c.member_written(q, at, sizeof(float));
+  const float want = recorded_outer_max(config_as_read(cfg));
+  c.verify = [q, want]() -> std::string {
+    if (q->nvfp4_outer_max == want) return "";
+    return "q->nvfp4_outer_max is " + std::to_string(q->nvfp4_outer_max) + " after the quantize; lowp.h: 6E = " +
+           std::to_string(want);
+  };
+}
+
 void quantize_call(Call& c, Draw& d, const TensorDraw& xd, const QDraw& qd, const ConfigDraw& kd, bool dact,
                    const PtrDraw& act_ptr, int act) {
   lowp_tensor* x = make_tensor(c, d, dact ? "grad" : "x", xd, Role::kIn);
@@ -108,6 +126,7 @@ void quantize_call(Call& c, Draw& d, const TensorDraw& xd, const QDraw& qd, cons
   lowp_quantized_tensor* q = make_quantized(c, "q", qd, output_plan(qd, k));
   lowp_quant_config* cfg = make_config(c, kd);
   quantize_rules(c.expect, x, q, cfg, dact, act_input, act);
+  expect_outer_max_recorded(c, q, cfg);
   if (dact)
     c.invoke = [=] { return lowp_quantize_dact(x, act_input, static_cast<lowp_activation>(act), q, cfg, nullptr); };
   else
@@ -140,7 +159,8 @@ void dequantize(Draw& d, Call& c) {
   const QDraw qd = draw_quantized(d, r, rows, cols, (col ? 2 : 1) | static_cast<int>(d.rng.below(4)));
   const TensorDraw od = draw_tensor(d, col ? cols : rows, col ? rows : cols);
 
-  lowp_quantized_tensor* q = make_quantized(c, "q", qd, input_plan(recipe_of(qd.dtype, qd.scaling), qd.rows, qd.cols));
+  lowp_quantized_tensor* q =
+      make_quantized(c, "q", qd, read_plan(recipe_of(qd.dtype, qd.scaling), qd.rows, qd.cols, col ? 1 : 0));
   lowp_tensor* out = make_tensor(c, d, "out", od, Role::kOut);
 
   Expect& e = c.expect;
@@ -170,6 +190,7 @@ void dequantize(Draw& d, Call& c) {
             {"q->scale_layout"});
         e.require(p.scale_inv != nullptr, {part_name(i, "scale_inv")});
         float_rule(e, p.amax, part_name(i, "amax"));
+        outer_max_rule(e, "q", Q.nvfp4_outer_max, qr);
       }
     }
   }

@@ -17,6 +17,8 @@ enum class Role {
   kOut,         // overwritten whole: the result does not depend on what was there before
   kOutPartial,  // some bytes written (e.g. members of a group, strided amaxes)
   kInOut,       // read and written in place
+  kUnused,      // passed but not one of the call's buffers (a part not requested, a field the recipe
+                // does not use, the host workspace): unchanged, and free to share bytes with any
 };
 
 // Where buffers live: host memory (CPU backend) or device memory (CUDA backend).
@@ -41,6 +43,9 @@ struct Buffer {
   size_t misalign;  // the pointer is this many bytes past a 64-byte boundary
   bool stub;        // documented size too large to allocate: a small stand-in (never accepted)
   Memory* memory;
+  // Bytes [written_at, written_at + written_bytes) of an input struct that a successful call may
+  // write (q->nvfp4_outer_max): the entry point's verify() checks their value.
+  size_t written_at = 0, written_bytes = 0;
   uint8_t* alloc;  // [kGuard + misalign canary][bytes][kGuard canary]
   uint8_t* data() const { return alloc + kGuard + misalign; }
   size_t alloc_bytes() const { return kGuard + misalign + (stub ? kStubBytes : bytes) + kGuard; }

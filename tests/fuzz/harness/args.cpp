@@ -17,7 +17,8 @@ int64_t fault_dim(Draw& d, int64_t v) {
       {0, -1, clamp64(w + 1), clamp64(w - 1), clamp64(w * 2), int64_t{1} << 40, INT64_MAX, INT64_MIN, clamp64(w + 16)});
 }
 
-Slot slot(uint64_t bytes) { return {bytes == 0 ? 16 : bytes, Role::kIn}; }
+// A buffer of the recipe (read), or 16 unused bytes where the recipe has none.
+Slot slot(uint64_t bytes) { return {bytes == 0 ? 16 : bytes, bytes == 0 ? Role::kUnused : Role::kIn}; }
 
 }  // namespace
 
@@ -55,8 +56,8 @@ lowp_tensor* make_tensor(Call& c, Draw& d, const std::string& name, const Tensor
 
 Recipe draw_recipe(Draw& d) {
   static const Recipe kAll[] = {Recipe::kFp8PerTensor, Recipe::kFp8PerToken, Recipe::kNvfp4PerTensor,
-                                Recipe::kNvfp4PerToken};
-  return kAll[d.rng.below(4)];
+                                Recipe::kNvfp4PerToken, Recipe::kNvfp4RowScaled};
+  return kAll[d.rng.below(5)];
 }
 
 QDraw draw_quantized(Draw& d, Recipe like, int64_t rows, int64_t cols, int parts) {
@@ -74,10 +75,16 @@ QDraw draw_quantized(Draw& d, Recipe like, int64_t rows, int64_t cols, int parts
       break;
     default:
       q.dtype = LOWP_DTYPE_E2M1;
-      q.scaling = like == Recipe::kNvfp4PerTensor ? LOWP_SCALING_NVFP4_PER_TENSOR : LOWP_SCALING_NVFP4_PER_TOKEN;
+      q.scaling = like == Recipe::kNvfp4PerTensor  ? LOWP_SCALING_NVFP4_PER_TENSOR
+                  : like == Recipe::kNvfp4PerToken ? LOWP_SCALING_NVFP4_PER_TOKEN
+                                                   : LOWP_SCALING_NVFP4_ROW_SCALED;
   }
   if (d.bad(6)) q.dtype = d.percent(50) ? static_cast<int>(d.rng.below(6)) : d.enum_value(6);
-  if (d.bad(6)) q.scaling = d.percent(50) ? static_cast<int>(d.rng.below(5)) : d.enum_value(5);
+  if (d.bad(6)) q.scaling = d.percent(50) ? static_cast<int>(d.rng.below(6)) : d.enum_value(6);
+  // 6E as lowp_quantize recorded it (0: the initialisers'); faults: 1536 where 4over6 is not
+  // offered, values no encode records.
+  q.outer_max = d.percent(50) ? 0.0f : takes_four_over_six(like) && d.percent(50) ? 1536.0f : 2688.0f;
+  if (d.bad(5)) q.outer_max = static_cast<float>(d.pick({1536, 448, -2688, 1, 2689})) * (d.percent(10) ? NAN : 1.0f);
   q.scale_layout = d.enum_value(2);
   q.rows = d.bad(4) ? fault_dim(d, rows) : rows;
   q.cols = d.bad(4) ? fault_dim(d, cols) : cols;
@@ -109,6 +116,19 @@ QPlan input_plan(Recipe r, int64_t rows, int64_t cols) {
   return p;
 }
 
+QPlan read_plan(Recipe r, int64_t rows, int64_t cols, int which) {
+  QPlan p = input_plan(r, rows, cols);
+  for (int i = 0; i < 2; ++i)
+    if (i != which) p.data[i].role = p.scale_inv[i].role = p.amax[i].role = Role::kUnused;
+  p.scale.role = p.tensor_amax.role = Role::kUnused;
+  return p;
+}
+
+void unused_unless_requested(QPlan& p, const QDraw& q) {
+  for (int i = 0; i < 2; ++i)
+    if (q.part[i].data.mode == PtrMode::kNull) p.scale_inv[i].role = p.amax[i].role = Role::kUnused;
+}
+
 lowp_quantized_tensor* make_quantized(Call& c, const std::string& name, const QDraw& q, const QPlan& plan) {
   lowp_quantized_tensor v = LOWP_QUANTIZED_TENSOR_INIT;
   v.struct_size = q.struct_size;
@@ -117,6 +137,7 @@ lowp_quantized_tensor* make_quantized(Call& c, const std::string& name, const QD
   set_int(v.scale_layout, q.scale_layout);
   v.rows = q.rows;
   v.cols = q.cols;
+  v.nvfp4_outer_max = q.outer_max;
   lowp_quantized_part* parts[2] = {&v.rowwise, &v.columnwise};
   for (int i = 0; i < 2; ++i) {
     const std::string p = name + (i == 0 ? "->rowwise." : "->columnwise.");
@@ -151,6 +172,12 @@ ConfigDraw draw_config(Draw& d, Recipe r, bool grouped) {
     if (d.bad(5)) k.v.amax_estimation_factor = static_cast<float>(d.pick({0, -1, 1, 2})) * (d.percent(50) ? nan : inf);
     if (d.bad(5)) k.v.amax_estimation_factor = d.percent(50) ? 0.0f : -1.0f;
     k.v.amax_given = d.flag(15);
+    // 4over6: offered by per-tensor and row-scaled, not with rht or SR (drawn rarely with them).
+    k.v.four_over_six = takes_four_over_six(r) ? d.flag(30) : (d.bad(4) ? 1 : 0);
+    if (k.v.four_over_six == 1 && !d.bad(20)) k.v.rht = k.v.stochastic_rounding = 0;
+    set_int(k.v.four_over_six_error, d.enum_value(2));
+    if (d.percent(40)) k.v.four_over_six_scale_max = 256.0f;
+    if (d.bad(5)) k.v.four_over_six_scale_max = d.percent(20) ? nan : static_cast<float>(d.pick({0, 1, 255, 512, -448}));
     if (d.bad(3)) k.v.amax_epsilon = 1e-3f;
     if (d.bad(3)) k.v.power_of_two_scale = 1;
   } else {
@@ -162,6 +189,7 @@ ConfigDraw draw_config(Draw& d, Recipe r, bool grouped) {
     if (d.bad(3)) k.v.block_2d = 1;
     if (d.bad(3)) k.v.amax_estimation = 1;
     if (d.bad(3)) k.v.amax_given = 1;
+    if (d.bad(3)) k.v.four_over_six = 1;
   }
   if (grouped && d.percent(30)) k.v.group_row_multiple = static_cast<int>(d.pick({16, 32, 64, 128}));
   if (d.bad(3)) k.v.group_row_multiple = static_cast<int>(d.pick({1, 8, 48, 256, -16}));
@@ -169,10 +197,11 @@ ConfigDraw draw_config(Draw& d, Recipe r, bool grouped) {
   return k;
 }
 
-lowp_quant_config* make_config(Call& c, const ConfigDraw& k) {
+lowp_quant_config* make_config(Call& c, const ConfigDraw& k, bool reads_rng_state) {
   lowp_quant_config v = k.v;
-  v.rng_state = static_cast<const uint64_t*>(
-      c.buffer("cfg->rng_state", 16, Role::kIn, k.null ? PtrDraw{PtrMode::kNull, 0, 0} : k.rng_state));
+  const bool read = reads_rng_state && config_as_read(&v).stochastic_rounding != 0;
+  v.rng_state = static_cast<const uint64_t*>(c.buffer("cfg->rng_state", 16, read ? Role::kIn : Role::kUnused,
+                                                      k.null ? PtrDraw{PtrMode::kNull, 0, 0} : k.rng_state));
   return c.object("cfg", v, k.null, k.v.struct_size);
 }
 
@@ -185,6 +214,7 @@ void fp8_config_rules(Expect& e, const lowp_quant_config& k) {
   e.open(k.block_2d == 0, {"cfg->block_2d"}, note);
   e.open(k.amax_estimation == 0, {"cfg->amax_estimation"}, note);
   e.open(k.amax_given == 0, {"cfg->amax_given"}, note);
+  e.open(k.four_over_six == 0, {"cfg->four_over_six"}, note);
 }
 
 void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t rows) {
@@ -201,6 +231,17 @@ void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t
   const bool b2d = flag_rule(e, "cfg->block_2d", k.block_2d);
   const bool est = flag_rule(e, "cfg->amax_estimation", k.amax_estimation);
   const bool given = flag_rule(e, "cfg->amax_given", k.amax_given);
+  // 4over6 (lowp.h, numerics §5c): per-tensor (1D and 2D) and row-scaled, not with rht or SR; its
+  // error measure and E are read only with it.
+  const bool fos = flag_rule(e, "cfg->four_over_six", k.four_over_six);
+  if (fos && e.require(takes_four_over_six(r), {"cfg->four_over_six"})) {
+    e.require(!rht, {"cfg->four_over_six", "cfg->rht"});
+    e.require(!sr, {"cfg->four_over_six", "cfg->stochastic_rounding"});
+    const int err = as_int(k.four_over_six_error);
+    e.require(err == LOWP_FOUR_OVER_SIX_MAE || err == LOWP_FOUR_OVER_SIX_MSE, {"cfg->four_over_six_error"});
+    e.require(k.four_over_six_scale_max == 448.0f || k.four_over_six_scale_max == 256.0f,
+              {"cfg->four_over_six_scale_max"});
+  }
   if (r == Recipe::kNvfp4PerTensor) {
     if (b2d) {
       e.require(!rht, {"cfg->block_2d", "cfg->rht"});
@@ -224,6 +265,14 @@ bool nvfp4_amax_rules(Expect& e, const float* row, const float* col, const lowp_
   const bool rht = flag_rule(e, "cfg->rht", k.rht);
   if (rht) e.require(k.rht_sign_mask <= 0xFFFFu, {"cfg->rht_sign_mask"});
   return rht && col != nullptr;
+}
+
+int draw_per_row_scaling(Draw& d) {
+  return d.enum_among({LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALING_NVFP4_ROW_SCALED}, 6);
+}
+
+void per_row_scaling_rule(Expect& e, int scaling) {
+  e.require(scaling == LOWP_SCALING_NVFP4_PER_TOKEN || scaling == LOWP_SCALING_NVFP4_ROW_SCALED, {"scaling"});
 }
 
 }  // namespace lowp_fuzz

@@ -32,7 +32,8 @@ struct QDraw {
   size_t struct_size = sizeof(lowp_quantized_tensor);
   int dtype = LOWP_DTYPE_E4M3, scaling = LOWP_SCALING_CURRENT, scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
   int64_t rows = 1, cols = 1;
-  PartDraw part[2];  // 0 rowwise, 1 columnwise
+  float outer_max = 0.0f;  // nvfp4_outer_max (6E; 0 reads as 2688)
+  PartDraw part[2];        // 0 rowwise, 1 columnwise
   PtrDraw scale, scale_inv, amax;
 };
 // A quantized tensor of rows x cols, of a recipe like `like` (faults: another dtype or scaling,
@@ -48,8 +49,13 @@ struct Slot {
 struct QPlan {
   Slot data[2], scale_inv[2], amax[2], scale, tensor_scale_inv, tensor_amax;
 };
-// Every buffer read-only, sized for `r` (its documented sizes, 16 bytes where unknown).
+// Every buffer read-only, sized for `r` (its documented sizes; 16 unused bytes where it has none).
 QPlan input_plan(Recipe r, int64_t rows, int64_t cols);
+// What reading copy `which` (dequantize, a GEMM operand) uses: that part's buffers and the FP8
+// per-tensor scale_inv; the rest is unused.
+QPlan read_plan(Recipe r, int64_t rows, int64_t cols, int which);
+// A part whose data is NULL is not produced: its scale_inv and amax are not buffers of the call.
+void unused_unless_requested(QPlan& p, const QDraw& q);
 lowp_quantized_tensor* make_quantized(Call& c, const std::string& name, const QDraw& q, const QPlan& plan);
 
 struct ConfigDraw {
@@ -60,10 +66,11 @@ struct ConfigDraw {
 // Knobs for recipe `r` (FP8 or NVFP4), with faults on both families' knobs. grouped: the
 // group_row_multiple promise is drawn too.
 ConfigDraw draw_config(Draw& d, Recipe r, bool grouped = false);
-lowp_quant_config* make_config(Call& c, const ConfigDraw& cfg);
+// cfg->rng_state is a buffer of the call when stochastic_rounding is on and the call reads it.
+lowp_quant_config* make_config(Call& c, const ConfigDraw& cfg, bool reads_rng_state = true);
 
-// lowp.h's rules of the knobs of an FP8 recipe, of NVFP4 per-tensor or of NVFP4 per-token (the
-// config as read, `cfg` the caller's pointer for the rng_state).
+// lowp.h's rules of the knobs of an FP8 recipe, of NVFP4 per-tensor, per-token or row-scaled (the
+// config as read, `cfg` the caller's pointer for the rng_state), 4over6 included.
 void fp8_config_rules(Expect& e, const lowp_quant_config& k);
 void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t rows);
 
@@ -71,5 +78,9 @@ void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t
 // row_amax and col_amax, either NULL but not both, 4-byte aligned; cfg read for rht and
 // rht_sign_mask only. Returns whether col_amax is made with RHT (it then needs 16-row strips).
 bool nvfp4_amax_rules(Expect& e, const float* row, const float* col, const lowp_quant_config& k);
+// The `scaling` of the per-row amax calls (lowp_nvfp4_amax_per_row, _grouped_amax_per_row):
+// NVFP4_PER_TOKEN or NVFP4_ROW_SCALED; faults: any other int.
+int draw_per_row_scaling(Draw& d);
+void per_row_scaling_rule(Expect& e, int scaling);
 
 }  // namespace lowp_fuzz

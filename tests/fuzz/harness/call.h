@@ -25,10 +25,7 @@ class Call {
   std::function<std::string()> verify;
   // Functions without a status (initialisers, lowp_version): the thread's message is not theirs.
   bool no_status = false;
-  // Arguments that hit a crash-class bug of issue 39 not fixed yet (harness/known_bugs.h): the
-  // bounded run skips them unless CheckOptions::run_known_crashes.
-  const char* known_crash = nullptr;
-  // Set by entry points whose header rule decides aliasing itself (else aliasing is an open case).
+  // Set by entry points that state their aliasing rule themselves (else lowp.h's general rule).
   bool aliasing_decided = false;
 
   // A data buffer of `bytes` for argument `name`, presented as `how` says: its pointer, NULL,
@@ -50,6 +47,7 @@ class Call {
   struct Alias {
     std::string name, target;
     bool written;  // the pointer's argument or the target's is written by the call
+    bool unused;   // one of the two is not a buffer of the call (Role::kUnused, or 0 bytes)
   };
   std::vector<Alias> aliases;  // pointers presented as another buffer's
 
@@ -60,7 +58,12 @@ class Call {
     data.to_host(v.data(), static_cast<const uint8_t*>(p), n);
     return v;
   }
-  // Open cases for aliasing (unless decided), once the entry point has built everything.
+  // Aliases of `name` count as written: lowp_gemm_workspace_size checks d as lowp_gemm writes it.
+  void counts_as_written(const std::string& name);
+  // A member of the struct `object` (an argument struct of this call) that the call may write.
+  void member_written(const void* object, size_t offset, size_t bytes);
+  // lowp.h's aliasing rule (unless the entry point decided it): a written buffer sharing bytes
+  // with another buffer of the call is rejected. Call once the entry point has built everything.
   void finish();
 
  private:
@@ -75,7 +78,6 @@ struct Judgement {
   std::string imprecise;  // passed, but the message names the argument's root only
   lowp_status status = LOWP_SUCCESS;
   std::string message;
-  const char* known = nullptr;  // the known bug this failure (or skipped crash) is
 };
 
 // Every buffer (name, bytes, role, pointer) and what the model expects, for a replayed call.
@@ -83,11 +85,7 @@ std::string describe(Call& c);
 
 struct CheckOptions {
   bool rerun = true;  // accepted calls: run again (outputs refilled) and compare
-  bool run_known_crashes = false;
   bool describe = false;  // print describe(c) before the call
-  // Skip calls with an output aliasing another argument: their CPU threads race on the shared
-  // bytes (issue 39 aliasing), which ThreadSanitizer reports. The thread test sets it.
-  bool skip_written_aliases = false;
 };
 
 // Makes the call as the expectation allows and checks it: on a rejection nothing changed, the

@@ -99,7 +99,9 @@ void group_rules(Expect& e, const std::string& name, const lowp_grouped_tensor* 
 Workspace make_group_workspace(Call& c, Draw& d, int64_t n, const PtrDraw& how) {
   Workspace w;
   if (n < 1 || lowp_grouped_workspace_size(n, &w.need) != LOWP_SUCCESS) w.need = 64;
-  w.ptr = c.buffer("workspace", w.need, Role::kOutPartial, how);
+  // The CPU backend leaves a workspace alone: not one of the call's buffers there (lowp.h: "the
+  // CUDA workspace" is what the aliasing rules name).
+  w.ptr = c.buffer("workspace", w.need, c.data.device() ? Role::kOutPartial : Role::kUnused, how);
   w.bytes = w.ptr == nullptr ? 0 : d.bad(5) ? w.need - 8 : w.need;
   return w;
 }

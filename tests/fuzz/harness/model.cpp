@@ -31,6 +31,7 @@ Recipe recipe_of(int dtype, int scaling) {
   if (dtype == LOWP_DTYPE_E2M1) {
     if (scaling == LOWP_SCALING_NVFP4_PER_TENSOR) return Recipe::kNvfp4PerTensor;
     if (scaling == LOWP_SCALING_NVFP4_PER_TOKEN) return Recipe::kNvfp4PerToken;
+    if (scaling == LOWP_SCALING_NVFP4_ROW_SCALED) return Recipe::kNvfp4RowScaled;
   }
   return Recipe::kNone;
 }
@@ -55,9 +56,10 @@ QSizes quantized_sizes(Recipe r, int64_t rows, int64_t cols) {
       s.scale_inv[1] = s.amax[1] = 4 * static_cast<uint64_t>(cols);
       break;
     case Recipe::kNvfp4PerTensor:
-    case Recipe::kNvfp4PerToken: {
+    case Recipe::kNvfp4PerToken:
+    case Recipe::kNvfp4RowScaled: {
       if (cols % 16 != 0) return s;
-      const bool token = r == Recipe::kNvfp4PerToken;
+      const bool token = is_nvfp4_per_row(r);
       s.data[0] = n / 2;
       s.scale_inv[0] = nvfp4_scale_bytes(rows, cols / 16);
       s.amax[0] = token ? 4 * static_cast<uint64_t>(rows) : 4;
@@ -89,10 +91,11 @@ PartSizes part_sizes(Recipe r, int64_t rows, int64_t cols, int o) {
       break;
     case Recipe::kNvfp4PerTensor:
     case Recipe::kNvfp4PerToken:
+    case Recipe::kNvfp4RowScaled:
       if (k % 16 != 0) break;
       p.data = n / 2;
       p.scale_inv = nvfp4_scale_bytes(orows, k / 16);
-      p.amax = r == Recipe::kNvfp4PerToken ? 4 * static_cast<uint64_t>(orows) : 4;
+      p.amax = is_nvfp4_per_row(r) ? 4 * static_cast<uint64_t>(orows) : 4;
       break;
     case Recipe::kNone:
       break;
@@ -140,6 +143,8 @@ lowp_quant_config header_default_config() {
   c.struct_size = sizeof c;
   c.rht_sign_mask = 0xD7E8u;
   c.amax_estimation_factor = 2.0f;
+  c.four_over_six_error = LOWP_FOUR_OVER_SIX_MAE;
+  c.four_over_six_scale_max = 448.0f;  // "448 (default)": a member that is not 0 by default
   return c;
 }
 
@@ -151,6 +156,14 @@ lowp_quant_config config_as_read(const lowp_quant_config* cfg) {
                 n - sizeof(size_t));
   }
   return c;
+}
+
+void outer_max_rule(Expect& e, const std::string& name, float v, Recipe r) {
+  e.require(v == 0.0f || v == 2688.0f || (v == 1536.0f && takes_four_over_six(r)), {name + "->nvfp4_outer_max"});
+}
+
+float recorded_outer_max(const lowp_quant_config& k) {
+  return k.four_over_six != 0 && k.four_over_six_scale_max == 256.0f ? 1536.0f : 2688.0f;
 }
 
 void config_rules(Expect& e, const lowp_quant_config* cfg) {

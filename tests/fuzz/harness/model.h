@@ -44,9 +44,23 @@ bool is_fp8(int dtype);
 uint64_t element_bytes(int dtype);  // 4, 2 or 2 for the high-precision dtypes, else 1
 
 // The recipe a quantized tensor's dtype and scaling select (lowp.h: lowp_scaling, lowp_quantize).
-enum class Recipe { kNone, kFp8PerTensor, kFp8PerToken, kNvfp4PerTensor, kNvfp4PerToken };
+enum class Recipe { kNone, kFp8PerTensor, kFp8PerToken, kNvfp4PerTensor, kNvfp4PerToken, kNvfp4RowScaled };
 Recipe recipe_of(int dtype, int scaling);
-inline bool is_nvfp4(Recipe r) { return r == Recipe::kNvfp4PerTensor || r == Recipe::kNvfp4PerToken; }
+inline bool is_nvfp4(Recipe r) {
+  return r == Recipe::kNvfp4PerTensor || r == Recipe::kNvfp4PerToken || r == Recipe::kNvfp4RowScaled;
+}
+// NVFP4 with one outer amax per orientation row (per-token, row-scaled).
+inline bool is_nvfp4_per_row(Recipe r) { return r == Recipe::kNvfp4PerToken || r == Recipe::kNvfp4RowScaled; }
+// The recipes that take 4over6 (cfg->four_over_six) and may record 6E = 1536.
+inline bool takes_four_over_six(Recipe r) { return r == Recipe::kNvfp4PerTensor || r == Recipe::kNvfp4RowScaled; }
+
+// q->nvfp4_outer_max (6E) as lowp.h documents it: 0 (reads as 2688), 2688, or 1536 for a recipe
+// that takes 4over6. `as_read`: the member as the library reads it (0 past q's struct_size).
+void outer_max_rule(Expect& e, const std::string& name, float as_read, Recipe r);
+// The 6E lowp_quantize records for the config as read: 6 * four_over_six_scale_max with 4over6, else 2688.
+float recorded_outer_max(const lowp_quant_config& k);
+// Where q->nvfp4_outer_max ends: a q->struct_size below it does not hold the member.
+constexpr size_t kOuterMaxEnd = offsetof(lowp_quantized_tensor, nvfp4_outer_max) + sizeof(float);
 
 // UE4M3 block scales of R orientation rows of B blocks: [roundup(R,128)][roundup(B,4)] bytes.
 uint64_t nvfp4_scale_bytes(int64_t rows, int64_t blocks);

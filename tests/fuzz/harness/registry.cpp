@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "harness/known_bugs.h"
-
 namespace lowp_fuzz {
 namespace {
 std::vector<EntryPoint>& table() {
@@ -39,17 +37,6 @@ Judgement fuzz_one(const EntryPoint& ep, uint64_t draw_seed, Memory& memory, con
   c.seed_fills(d.seed());
   ep.build(d, c);
   c.finish();
-  if (c.known_crash == nullptr) c.known_crash = known_crash_alias(c.aliases);
-  if (c.known_crash == nullptr && opt.skip_written_aliases)
-    for (const Call::Alias& a : c.aliases)
-      if (a.written) c.known_crash = "issue 39 aliasing: an in-place call races inside the CPU backend";
-  if (c.known_crash != nullptr && !opt.run_known_crashes) {
-    Judgement j;
-    j.kind = Judgement::kSkip;
-    j.known = c.known_crash;
-    j.detail = std::string("known crash: ") + c.known_crash;
-    return j;
-  }
   if (open_notes != nullptr && c.expect.broken().empty())  // calls only an open case decides
     for (const Rule& r : c.expect.open_cases()) open_notes->push_back(r.names.front() + ": " + r.note);
   return run_checked(c, opt);
