@@ -79,11 +79,13 @@ LOWP_API void lowp_gemm_config_default(lowp_gemm_config* cfg);
  * - FP8 per-token (scaling PER_TOKEN, same dtypes): r = (sa[i] * sb[j]) * acc with sa, sb the
  *   chosen copies' scale_inv vectors (M and N floats).
  * - NVFP4 per-tensor (E2M1, NVFP4_PER_TENSOR): A[i][k] = e2m1(q) * float(s) (code times its UE4M3
- *   block scale, exact); r = ((A_a * A_b) * (1/2688^2)) * acc with A_a, A_b the chosen copies'
- *   amax (one float each).
- * - NVFP4 per-token (E2M1, NVFP4_PER_TOKEN): r = (1/2688^2) * (A_b[j] * (A_a[i] * acc)) with
+ *   block scale, exact); r = ((A_a * A_b) * d) * acc with A_a, A_b the chosen copies' amax (one
+ *   float each) and d = 1 / (6E_a * 6E_b), 6E = q->nvfp4_outer_max (0 reads as 2688: d = 1/2688^2;
+ *   1536 after 4over6 with E = 256).
+ * - NVFP4 per-token (E2M1, NVFP4_PER_TOKEN): r = d * (A_b[j] * (A_a[i] * acc)) with
  *   A_a[i] = max(a copy's amax[i], 1e-12) and A_b[j] likewise, as the encoder used them.
- *   (Row-scaled NVFP4, numerics §5b, will take its raw amaxes in the same order.)
+ * - NVFP4 row-scaled (E2M1, NVFP4_ROW_SCALED, numerics §5b): as per-token with the raw amaxes
+ *   (no floor) and d as per-tensor's.
  * Then r = r + float(bias[j]) with a bias, r = D_old[i][j] + r with cfg->accumulate, and
  * D[i][j] = round(r) to D's dtype. The CPU reference accumulates acc exactly in fp64 and rounds
  * it to fp32 once; the CUDA backend accumulates in fp32 (see docs/gemm.md for the error bound).
