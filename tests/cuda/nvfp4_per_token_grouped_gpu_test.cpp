@@ -242,6 +242,10 @@ void amaxBitExactAgainstCpu(const PerRowRecipe& r) {
           g.in = in, g.row = parts & 1, g.col = parts & 2, g.rht = rht, g.device_rows = idx % 2;
           g.mask = idx % 4 < 2 ? 0xD7E8u : 0x8001u;
           g.K = pick_k(n, rng);
+          // Rows of 40 or 80 bytes: the member-by-member path (token_amax_tile_path_ok), with each
+          // choice of outputs (its zeroing of empty members' column amaxes once wrote through a
+          // NULL col_amax).
+          if (idx % 5 == 4) g.K = 20;
           // Column amaxes need 16-row members only with RHT.
           g.rows = make_split(n, g.col && (g.rht || rng.below(2) == 0), rng);
           g.values = static_cast<PtValues>(idx % static_cast<int>(PtValues::kCount));

@@ -126,7 +126,8 @@ lowp_status nvfp4_grouped_amax(const Nvfp4GroupedAmaxArgs& a, void* stream) {
   const cudaStream_t st = as_stream(stream);
   if (!nvfp4::token_amax_tile_path_ok(a.t.x.data, a.t.x.cols, a.t.x.dtype)) {
     LOWP_TRY(member_by_member_only(a.group));
-    LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, a.t.col_amax, a.group.n * a.t.x.cols}, st));  // empty members' amaxes are 0
+    // Empty members' column amaxes are 0 (none to zero when only row amaxes are asked for).
+    if (a.t.col_amax != nullptr) LOWP_TRY(nvfp4::zero_amaxes({nullptr, 0, a.t.col_amax, a.group.n * a.t.x.cols}, st));
     lowp_status s = LOWP_SUCCESS;
     for_each_nvfp4_member(a.group, a.t.x.cols, [&](const Nvfp4Member& m) {
       if (s == LOWP_SUCCESS && m.rows > 0) s = single_amax_call(member_args(a.t, m), st);
