@@ -244,8 +244,8 @@ void amaxBitExactAgainstCpu(const PerRowRecipe& r) {
           g.K = pick_k(n, rng);
           // Rows of 40 or 80 bytes: the member-by-member path (token_amax_tile_path_ok), with each
           // choice of outputs (its zeroing of empty members' column amaxes once wrote through a
-          // NULL col_amax).
-          if (idx % 5 == 4) g.K = 20;
+          // NULL col_amax); it needs host member rows (lowp.h).
+          if (idx % 5 == 4) g.K = 20, g.device_rows = false;
           // Column amaxes need 16-row members only with RHT.
           g.rows = make_split(n, g.col && (g.rht || rng.below(2) == 0), rng);
           g.values = static_cast<PtValues>(idx % static_cast<int>(PtValues::kCount));
