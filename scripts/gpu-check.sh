@@ -191,8 +191,12 @@ step_sanitizer() {  # step_sanitizer TOOL FILTER
     tb=$(( left < SAN_BIN_TIMEOUT ? left : SAN_BIN_TIMEOUT ))
     log="$OUTDIR/$tool.$(basename "$bin").log"
     echo "=== $tool: $bin (GTEST_FILTER='$filter', timeout ${tb}s) -> $log"
+    # racecheck skips cuBLASLt's own kernels (nvjet_*, the FP8 GEMMs): their shared-memory
+    # pipelines report WAR hazards that are not lowp's code (docs/testing.md).
+    local only_ours=()
+    [[ "$tool" == racecheck ]] && only_ours=(--kernel-name-exclude kns=nvjet)
     GTEST_FILTER="$filter" timeout --kill-after=10 "$tb" \
-      compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin" >"$log" 2>&1
+      compute-sanitizer --tool "$tool" "${only_ours[@]}" --error-exitcode 1 "$bin" >"$log" 2>&1
     brc=$?
     tail -n 15 "$log"
     # "ERROR SUMMARY: N errors"; racecheck also prints
