@@ -131,7 +131,14 @@ struct Nvfp4Tile : TileThread<T> {
     uint4 x[kTile][G::kColLanes];         // the tile as loaded, zeros outside the matrix
     uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
     union {
-      float mult[2][kScaleCodes];  // per-tensor: multiplier of each scale code, row / col
+      struct {
+        float mult[2][kScaleCodes];  // multiplier of each scale code, row / col
+        // 4over6: each scale code's bases (nvfp4_four_over_six_bases), one_and_half as its bits'
+        // distance from those of 1.5 * one (a few units; kInexact where not exact or farther):
+        // the table fits where per-token's does (shared memory for 5 blocks per SM).
+        float one[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
+        int8_t half_delta[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
+      } pt;  // per-tensor
       struct {
         float scale[2][kTile];             // S_enc * 2^64 of each tile row / column
         float2 reciprocal[kScaleCodes];    // {y, b} of each scale code
@@ -157,6 +164,8 @@ struct Nvfp4Tile : TileThread<T> {
   // group, so the lanes of a rowwise block, which read one row each, hit different banks (the
   // columnwise reads of one row stay a permutation of the lanes).
   __device__ static int slot(int r, int c) { return c ^ ((r % kBlock) / kRowShare); }
+
+  static constexpr int kInexact = -128;  // Smem::pt.half_delta of bases that are not exact
 
   // Per-tensor: the outer scale of each orientation (zero amax when not produced), derived once;
   // with 4over6 also the amaxes themselves.
@@ -257,7 +266,14 @@ struct Nvfp4Tile : TileThread<T> {
       for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
         const bool row = i < kScaleCodes;
         const OuterScale o{0.0f, 0.0f, row ? row_outer.s_dec : col_outer.s_dec};  // (a select of structs spills)
-        sm.mult[row ? 0 : 1][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, o);
+        sm.pt.mult[row ? 0 : 1][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, o);
+        if constexpr (k4over6) {
+          const num::Nvfp4FourOverSixBases b =
+              num::nvfp4_four_over_six_bases(decode_ue4m3(i % kScaleCodes), row ? row_a : col_a, outer_max(a));
+          const int d = static_cast<int>(__float_as_uint(b.one_and_half) - __float_as_uint(num::mul_rn(b.one, 1.5f)));
+          sm.pt.one[row ? 0 : 1][i % kScaleCodes] = b.one;
+          sm.pt.half_delta[row ? 0 : 1][i % kScaleCodes] = static_cast<int8_t>(b.exact && d > kInexact && d <= 127 ? d : kInexact);
+        }
       }
     }
   }
@@ -316,17 +332,31 @@ struct Nvfp4Tile : TileThread<T> {
     return {o, amax, outer_max(a), a.four_over_six_mse};
   }
 
-  // The scale code of a block with amax b and values value_at(0..15) in tile row (orientation 0)
-  // or column (1) i with outer scale o; 4over6 2D: the kept scale of 16x16 tile (ti, tj) of this
-  // tile (choose_tiles).
+  // The scale code of a block with amax b (outer scale o); 4over6 2D: the kept scale of 16x16
+  // tile (ti, tj) of this tile (choose_tiles; 1D: four_over_six_1d).
+  __device__ static uint32_t scale_code(const Smem& sm, int orientation, float b, const OuterScale& o, int ti, int tj) {
+    if constexpr (k4over6) return sm.tile_scale[orientation][ti][tj];
+    else return block_scale_code(b, o.s_enc6);
+  }
+
+  // 4over6 1D: the kept scale of a block with amax b and values value_at(0..15) in tile row
+  // (orientation 0) or column (1) i with outer scale o, and its codes. Per-tensor candidates come
+  // from prepare()'s tables, row-scaled ones by division.
   template <typename ValueAt>
-  __device__ uint32_t scale_code(const TileArgs& a, const Smem& sm, int orientation, int i, float b, const OuterScale& o,
-                                 int ti, int tj, ValueAt value_at) const {
-    if constexpr (k4over6) {
-      if (k2dPossible && a.block_2d) return sm.tile_scale[orientation][ti][tj];
-      return four_over_six_block_scale(b, four_over_six_outer(a, sm, orientation, i, o), value_at);
+  __device__ FourOverSixChoice four_over_six_1d(const TileArgs& a, const Smem& sm, int orientation, int i, float b,
+                                                const OuterScale& o, ValueAt value_at) const {
+    const num::Nvfp4ScaleCandidates c = four_over_six_scales(b, o.s_enc);
+    const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, i, o);
+    if constexpr (kRowScaled) {
+      return four_over_six_choose(four_over_six_candidate(c.s6, f), four_over_six_candidate(c.s4, f), f, value_at);
     } else {
-      return block_scale_code(b, o.s_enc6);
+      const auto candidate = [&](uint32_t s) {
+        const float one = sm.pt.one[orientation][s];
+        const int d = sm.pt.half_delta[orientation][s];
+        const float half = __uint_as_float(__float_as_uint(num::mul_rn(one, 1.5f)) + static_cast<uint32_t>(d));
+        return FourOverSixCandidate{s, sm.pt.mult[orientation][s], one, half, d != kInexact};
+      };
+      return four_over_six_choose(candidate(c.s6), candidate(c.s4), f, value_at);
     }
   }
 
@@ -335,7 +365,7 @@ struct Nvfp4Tile : TileThread<T> {
   __device__ static float block_multiplier(const Smem& sm, int orientation, uint32_t s, const OuterScale& o) {
     if constexpr (kPerToken) return token_multiplier(sm, s, o);
     else if constexpr (kRowScaled) return multiplier<false>(s, o);
-    else return sm.mult[orientation][s];
+    else return sm.pt.mult[orientation][s];
   }
 
   // 4over6 with 2D blocks (per-tensor): the kept scale of each of the tile's 8 x 8 16x16 tiles, for
@@ -401,14 +431,22 @@ struct Nvfp4Tile : TileThread<T> {
       for (int q = 0; q < L; ++q) acc = fold_abs<T>(acc, v[q]);
       const uint32_t b = (k2dPossible && a.block_2d) ? tile16 : widen_folded<T>(clear_folded_signs<T>(acc));
       const auto value_at = [&](int e) { return element<T>(v[e / V], e % V); };
-      const uint32_t s = scale_code(a, sm, 0, row, __uint_as_float(b), o, rg, bi, value_at);
-      const float m = block_multiplier(sm, 0, s, o);
-      uint4 rnd{};
-      if constexpr (kSr)
-        rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (first_row + i) * blocks + c / kBlock), false);
-      const bool zero_block = kPerToken && m == 0.0f;
-      const bool unclamped = skips_clamp<kRedo>(__uint_as_float(b), o, s, zero_block, redo);
-      const uint2 codes = block_codes(m, rnd, unclamped, zero_block, value_at);
+      uint32_t s;
+      uint2 codes;
+      if (k4over6 && !(k2dPossible && a.block_2d)) {
+        const FourOverSixChoice r = four_over_six_1d(a, sm, 0, row, __uint_as_float(b), o, value_at);
+        s = r.s;
+        codes = r.codes;
+      } else {
+        s = scale_code(sm, 0, __uint_as_float(b), o, rg, bi);
+        const float m = block_multiplier(sm, 0, s, o);
+        uint4 rnd{};
+        if constexpr (kSr)
+          rnd = num::sr_block_bits(seed, offset, block_index(a.sr_base + (first_row + i) * blocks + c / kBlock), false);
+        const bool zero_block = kPerToken && m == 0.0f;
+        const bool unclamped = skips_clamp<kRedo>(__uint_as_float(b), o, s, zero_block, redo);
+        codes = block_codes(m, rnd, unclamped, zero_block, value_at);
+      }
       if (i < live) store(reinterpret_cast<uint2*>(dst), codes);
       sm.row_scales[row][bi] = static_cast<uint8_t>(s);
     }
@@ -467,7 +505,13 @@ struct Nvfp4Tile : TileThread<T> {
     float b = __uint_as_float((k2dPossible && a.block_2d) ? tile16 : bits);
     if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
     const auto value_at = [&](int j) { return v[j]; };
-    const uint32_t s = scale_code(a, sm, 1, tcol, b, o, rg, tcol / kBlock, value_at);
+    if (k4over6 && !(k2dPossible && a.block_2d)) {
+      const FourOverSixChoice r = four_over_six_1d(a, sm, 1, tcol, b, o, value_at);
+      sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = r.codes;
+      sm.col_scales[tcol][rg] = static_cast<uint8_t>(r.s);
+      return;
+    }
+    const uint32_t s = scale_code(sm, 1, b, o, rg, tcol / kBlock);
     float m = block_multiplier(sm, 1, s, o);
     const bool zero_block = kPerToken && m == 0.0f;
     if constexpr (kRht && kPerToken) m = num::mul_rn(m, 0.25f);
