@@ -191,12 +191,10 @@ step_sanitizer() {  # step_sanitizer TOOL FILTER
     tb=$(( left < SAN_BIN_TIMEOUT ? left : SAN_BIN_TIMEOUT ))
     log="$OUTDIR/$tool.$(basename "$bin").log"
     echo "=== $tool: $bin (GTEST_FILTER='$filter', timeout ${tb}s) -> $log"
-    # racecheck skips cuBLASLt's own kernels (nvjet_*, the FP8 GEMMs): their shared-memory
-    # pipelines report WAR hazards that are not lowp's code (docs/testing.md).
-    local only_ours=()
-    [[ "$tool" == racecheck ]] && only_ours=(--kernel-name-exclude kns=nvjet)
+    local every_report=()
+    [[ "$tool" == racecheck ]] && every_report=(--print-limit 1000000)
     GTEST_FILTER="$filter" timeout --kill-after=10 "$tb" \
-      compute-sanitizer --tool "$tool" "${only_ours[@]}" --error-exitcode 1 "$bin" >"$log" 2>&1
+      compute-sanitizer --tool "$tool" "${every_report[@]}" --error-exitcode 1 "$bin" >"$log" 2>&1
     brc=$?
     tail -n 15 "$log"
     # "ERROR SUMMARY: N errors"; racecheck also prints
@@ -207,7 +205,15 @@ step_sanitizer() {  # step_sanitizer TOOL FILTER
             | tail -n 1 | sed -E 's/.*\(([0-9]+) error.*/\1/')"
     if [[ -n "$race" ]] && [[ -z "$errs" || "$race" -gt "$errs" ]]; then errs="$race"; fi
     if grep -aq 'RACECHECK SUMMARY' "$log"; then
-      n_hazard_lines+=("$(basename "$bin"): $(grep -a 'RACECHECK SUMMARY' "$log" | tail -n 1 | sed 's/.*SUMMARY: //')")
+      # cuBLASLt's own FP8 GEMM kernels (nvjet_*) report WAR hazards in their shared-memory
+      # pipelines: not lowp's code (docs/testing.md). Count the hazards of every other kernel.
+      local foreign
+      foreign="$(awk '/Potential .* hazard/ {h = 1; next} h && / Thread .* at / {if ($0 ~ / at nvjet_/) n++; h = 0} END {print n + 0}' "$log")"
+      if [[ "$foreign" -gt 0 && "$errs" -ge "$foreign" ]]; then
+        errs=$((errs - foreign))
+        if [[ $errs -eq 0 ]] && ! grep -aq '^\[  FAILED  \]' "$log"; then brc=0; fi
+      fi
+      n_hazard_lines+=("$(basename "$bin"): $(grep -a 'RACECHECK SUMMARY' "$log" | tail -n 1 | sed 's/.*SUMMARY: //'); $foreign in cuBLASLt's nvjet kernels, $errs in lowp's")
     fi
     if [[ $brc -eq 124 || $brc -eq 137 ]]; then
       echo "--- TIMEOUT after ${tb}s"
