@@ -192,7 +192,7 @@ step_sanitizer() {  # step_sanitizer TOOL FILTER
     log="$OUTDIR/$tool.$(basename "$bin").log"
     echo "=== $tool: $bin (GTEST_FILTER='$filter', timeout ${tb}s) -> $log"
     local every_report=()
-    [[ "$tool" == racecheck ]] && every_report=(--print-limit 1000000)
+    [[ "$tool" == racecheck ]] && every_report=(--racecheck-report hazard --print-limit 1000000)
     GTEST_FILTER="$filter" timeout --kill-after=10 "$tb" \
       compute-sanitizer --tool "$tool" "${every_report[@]}" --error-exitcode 1 "$bin" >"$log" 2>&1
     brc=$?
