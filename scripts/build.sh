@@ -50,14 +50,14 @@ if ((folder_only)); then
 fi
 exec 1>&2  # build chatter apart from what the caller prints (run-report.sh --json > file)
 
-# What each configuration builds, and how long that took from scratch on a busy 2-core machine
+# What each configuration builds, and how long that takes from scratch on a 2-core machine
 # (docs/build-times.md; the CUDA library's sm_90a kernels are most of a CUDA build).
 case "$purpose-$cuda" in
   report-OFF) what="the CPU-only library and the lowp CLI"; fresh="about 1 minute" ;;
-  report-ON) what="the library with its CUDA backend and the lowp CLI"; fresh="about 12 minutes" ;;
+  report-ON) what="the library with its CUDA backend and the lowp CLI"; fresh="about 5 minutes" ;;
   tests-OFF) what="the CPU-only library, CLI and tests (warnings as errors)"; fresh="2 to 5 minutes" ;;
   tests-ON) what="the library with its CUDA backend, CLI, tests and benchmarks (warnings as errors)"
-            fresh="about 18 minutes" ;;
+            fresh="about 6 minutes" ;;
 esac
 if [[ -f "$dir/build.ninja" ]]; then
   when="$dir/ exists: only what changed is rebuilt, seconds when nothing did"
