@@ -358,8 +358,8 @@ int run_nvfp4_grouped(const std::string& op) {
 }
 
 // One GEMM operand: keys <p>qdtype, <p>scaling, <p>layout, <p>rows, <p>cols (the tensor),
-// <p>which (the copy read) and the files <p>data, <p>sinv (the copy's scales; FP8 per-tensor: the
-// tensor's scale_inv), <p>amax.
+// <p>which (the copy read), <p>outer_max (NVFP4's recorded 6E) and the files <p>data, <p>sinv
+// (the copy's scales; FP8 per-tensor: the tensor's scale_inv), <p>amax.
 struct GemmOperand {
   Buffer data, sinv, amax;
   lowp_quantized_tensor q = blank_quantized();
@@ -377,6 +377,7 @@ struct GemmOperand {
     const lowp_quantized_part part{data.data(), per_tensor_fp8 ? nullptr : sinv.data(), amax.as<float>()};
     (which == LOWP_COLUMNWISE ? q.columnwise : q.rowwise) = part;
     if (per_tensor_fp8) q.scale_inv = sinv.as<float>();
+    q.nvfp4_outer_max = getf((p + "outer_max").c_str(), 0.0f);
   }
   int64_t rows() const { return which == LOWP_COLUMNWISE ? q.cols : q.rows; }
 };

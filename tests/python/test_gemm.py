@@ -9,7 +9,8 @@ from conftest import assert_bytes_equal, make_input, md, np
 
 lowp = pytest.importorskip("lowp")
 
-SCALING = {"fp8_delayed": 0, "fp8_current": 1, "fp8_per_token": 2, "nvfp4_per_tensor": 3, "nvfp4_per_token": 4}
+SCALING = {"fp8_delayed": 0, "fp8_current": 1, "fp8_per_token": 2, "nvfp4_per_tensor": 3, "nvfp4_per_token": 4,
+           "nvfp4_row_scaled": 5}
 QDTYPE = {"e4m3": 3, "e5m2": 4, "e2m1": 5}
 SEED_OFFSET = np.array([0x0123456789ABCDEF, 42], dtype=np.uint64)
 TOKENS, IN, OUT = 48, 64, 32  # x: tokens x in, W: out x in, dy: tokens x out
@@ -24,6 +25,16 @@ LAYER = {
                          ("nvfp4_per_tensor", {"role": "gradient"})],
     "nvfp4_per_token": [("nvfp4_per_token", {"rht": True}), ("nvfp4_per_token", {}),
                         ("nvfp4_per_token", {"rht": True, "stochastic_rounding": True, "scale_layout": "swizzled"})],
+    "nvfp4_row_scaled": [("nvfp4_row_scaled", {"rht": True}), ("nvfp4_row_scaled", {}),
+                         ("nvfp4_row_scaled", {"rht": True, "stochastic_rounding": True})],
+    # 4over6 with 6E = 1536 on some operands and 2688 on others: the GEMM's denominator per pair.
+    "nvfp4_4over6": [("nvfp4_per_tensor", {"four_over_six": True, "four_over_six_scale_max": 256.0}),
+                     ("nvfp4_per_tensor", {"role": "weight", "four_over_six": True}),
+                     ("nvfp4_per_tensor", {"four_over_six": True, "four_over_six_error": "mse",
+                                           "four_over_six_scale_max": 256.0})],
+    "nvfp4_row_scaled_4over6": [("nvfp4_row_scaled", {"four_over_six": True, "four_over_six_scale_max": 256.0}),
+                                ("nvfp4_row_scaled", {"four_over_six": True}),
+                                ("nvfp4_row_scaled", {"four_over_six": True, "four_over_six_scale_max": 256.0})],
 }
 # product -> (a tensor, a copy, b tensor, b copy)
 PRODUCTS = {"fprop": ("x", "rowwise", "w", "rowwise"), "dgrad": ("dy", "rowwise", "w", "columnwise"),
@@ -57,7 +68,8 @@ def operand(prefix, q, which):
             f"{prefix}layout": int(q.scale_layout == "swizzled"), f"{prefix}rows": q.rows, f"{prefix}cols": q.cols,
             f"{prefix}which": int(which == "columnwise"), f"{prefix}data": part.data,
             f"{prefix}sinv": q.scale_inv if per_tensor_fp8 else part.scale_inv,
-            f"{prefix}amax": part.amax if q.recipe.startswith("nvfp4") else None}
+            f"{prefix}amax": part.amax if q.recipe.startswith("nvfp4") else None,
+            f"{prefix}outer_max": q.nvfp4_outer_max}
 
 
 def call(t, product, **kwargs):
