@@ -4,8 +4,7 @@
 #         it) built with AddressSanitizer + UBSan, every report fatal        build-asan/
 #   tsan  the thread test (concurrent calls, per-thread messages) under ThreadSanitizer
 #                                                                            build-tsan/
-# CI's second step (.ci/run). From scratch on a busy 2-core machine: asan about 10 minutes to
-# build and 4 to test, tsan about 4 to build (docs/testing.md has the measured times).
+# CI's second step (.ci/run); docs/testing.md has its measured times.
 # usage: scripts/run-sanitizers.sh [asan] [tsan]      (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."

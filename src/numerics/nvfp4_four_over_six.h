@@ -17,8 +17,11 @@ namespace lowp::num {
 struct Nvfp4ScaleCandidates {
   uint8_t s6, s4;
 };
+LOWP_HD float nvfp4_four_over_six_base(float block_amax, float s_enc) {
+  return mul_rn(div_rn(block_amax, 6.0f), s_enc);
+}
 LOWP_HD Nvfp4ScaleCandidates nvfp4_four_over_six_scales(float block_amax, float s_enc) {
-  const float base = mul_rn(div_rn(block_amax, 6.0f), s_enc);
+  const float base = nvfp4_four_over_six_base(block_amax, s_enc);
   return {encode_e4m3(fmin_num(base, 448.0f)), encode_e4m3(fmin_num(mul_rn(base, 1.5f), 448.0f))};
 }
 

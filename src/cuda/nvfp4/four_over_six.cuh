@@ -30,8 +30,8 @@ __device__ __forceinline__ float with_sign_of(float magnitude, float y) {
 // four_over_six_error where the bases are not exact (an outer amax or block scale at the ends of
 // the float range): every x^ from the rule. Out of line: rare, and its divisions would otherwise be
 // inlined at every call.
-// A block's 16 values. (Passed by value to the rule below, they raised the 1D kernel from 96 to
-// 126 registers: the ABI's argument registers stay reserved around the hot loop.)
+// A block's 16 values, passed to the rule below by reference: by value, the call's argument
+// registers would stay reserved around the hot loop.
 struct BlockValues {
   float v[kBlock];
 };
@@ -106,7 +106,7 @@ __device__ __forceinline__ float four_over_six_magnitude(uint32_t k, uint32_t on
 // num::nvfp4_four_over_six_scales with both E4M3 encodes as one convert (fp8x2 equals
 // num::encode_e4m3 on every input; the minimum leaves no NaN).
 __device__ __forceinline__ num::Nvfp4ScaleCandidates four_over_six_scales(float b, float s_enc) {
-  const float base = num::mul_rn(num::div_rn(b, 6.0f), s_enc);
+  const float base = num::nvfp4_four_over_six_base(b, s_enc);
   const uint32_t c = fp8x2<true>(fminf(base, 448.0f), fminf(num::mul_rn(base, 1.5f), 448.0f));
   return {static_cast<uint8_t>(c & 0xFFu), static_cast<uint8_t>(c >> 8)};
 }

@@ -19,7 +19,7 @@ inline bool take_token_strips(int64_t rows, int64_t members) { return rows >= (m
 // stores evict-first when x fits in L2: the codes then evict the tiles already encoded, not those
 // still to come. Past the L2 the hints cost, so stores stay plain; nothing is marked evict-last
 // (its lines outlive the call and slow the kernels after it). Row-scaled NVFP4 takes the same
-// rule: the same K1 then K2 over x (its own A/B not yet measured: op rs against token).
+// rule: the same K1 then K2 over x (op rs against token).
 // Ops: token, k2 (16M-element shapes: inside L2; 128M: past it), rs, rs_k2. Note:
 // nvfp4-per-token.md, "Evict-first when x fits in L2".
 inline bool per_token_evict_first(int64_t x_bytes, int64_t l2_bytes) { return x_bytes <= l2_bytes; }

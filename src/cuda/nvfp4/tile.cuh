@@ -134,8 +134,8 @@ struct Nvfp4Tile : TileThread<T> {
       struct {
         float mult[2][kScaleCodes];  // multiplier of each scale code, row / col
         // 4over6: each scale code's bases (nvfp4_four_over_six_bases), one_and_half as its bits'
-        // distance from those of 1.5 * one (a few units; kInexact where not exact or farther):
-        // the table fits where per-token's does (shared memory for 5 blocks per SM).
+        // distance from those of 1.5 * one (a few units; kInexact where not exact or farther),
+        // so the table fits inside the per-token member of this union.
         float one[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
         int8_t half_delta[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
       } pt;  // per-tensor
