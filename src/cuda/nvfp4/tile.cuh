@@ -133,11 +133,8 @@ struct Nvfp4Tile : TileThread<T> {
     union {
       struct {
         float mult[2][kScaleCodes];  // multiplier of each scale code, row / col
-        // 4over6: each scale code's bases (nvfp4_four_over_six_bases), one_and_half as its bits'
-        // distance from those of 1.5 * one (a few units; kInexact where not exact or farther),
-        // so the table fits inside the per-token member of this union.
-        float one[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
-        int8_t half_delta[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
+        // 4over6: each scale code's bases (nvfp4_four_over_six_bases), row / col.
+        num::Nvfp4FourOverSixBases bases[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
       } pt;  // per-tensor
       struct {
         float scale[2][kTile];             // S_enc * 2^64 of each tile row / column
@@ -164,8 +161,6 @@ struct Nvfp4Tile : TileThread<T> {
   // group, so the lanes of a rowwise block, which read one row each, hit different banks (the
   // columnwise reads of one row stay a permutation of the lanes).
   __device__ static int slot(int r, int c) { return c ^ ((r % kBlock) / kRowShare); }
-
-  static constexpr int kInexact = -128;  // Smem::pt.half_delta of bases that are not exact
 
   // Per-tensor: the outer scale of each orientation (zero amax when not produced), derived once;
   // with 4over6 also the amaxes themselves.
@@ -267,13 +262,9 @@ struct Nvfp4Tile : TileThread<T> {
         const bool row = i < kScaleCodes;
         const OuterScale o{0.0f, 0.0f, row ? row_outer.s_dec : col_outer.s_dec};  // (a select of structs spills)
         sm.pt.mult[row ? 0 : 1][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, o);
-        if constexpr (k4over6) {
-          const num::Nvfp4FourOverSixBases b =
+        if constexpr (k4over6)
+          sm.pt.bases[row ? 0 : 1][i % kScaleCodes] =
               num::nvfp4_four_over_six_bases(decode_ue4m3(i % kScaleCodes), row ? row_a : col_a, outer_max(a));
-          const int d = static_cast<int>(__float_as_uint(b.one_and_half) - __float_as_uint(num::mul_rn(b.one, 1.5f)));
-          sm.pt.one[row ? 0 : 1][i % kScaleCodes] = b.one;
-          sm.pt.half_delta[row ? 0 : 1][i % kScaleCodes] = static_cast<int8_t>(b.exact && d > kInexact && d <= 127 ? d : kInexact);
-        }
       }
     }
   }
@@ -351,10 +342,8 @@ struct Nvfp4Tile : TileThread<T> {
       return four_over_six_choose(four_over_six_candidate(c.s6, f), four_over_six_candidate(c.s4, f), f, value_at);
     } else {
       const auto candidate = [&](uint32_t s) {
-        const float one = sm.pt.one[orientation][s];
-        const int d = sm.pt.half_delta[orientation][s];
-        const float half = __uint_as_float(__float_as_uint(num::mul_rn(one, 1.5f)) + static_cast<uint32_t>(d));
-        return FourOverSixCandidate{s, sm.pt.mult[orientation][s], one, half, d != kInexact};
+        const num::Nvfp4FourOverSixBases& b = sm.pt.bases[orientation][s];
+        return FourOverSixCandidate{s, sm.pt.mult[orientation][s], b.one, b.one_and_half, b.exact};
       };
       return four_over_six_choose(candidate(c.s6), candidate(c.s4), f, value_at);
     }
