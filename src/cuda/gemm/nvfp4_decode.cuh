@@ -47,4 +47,24 @@ __device__ __forceinline__ void decode_e2m1x8_div64(uint32_t w, uint32_t (&out)[
   out[3] = e4m3x2_to_f16x2(static_cast<uint16_t>(p45_67 >> 16));
 }
 
+// The UE4M3 block scale in byte b of `scales` -> (s, s) as f16x2, exact; `selector` is
+// 0x4400 | b | b << 4, which copies byte b into both low bytes.
+__device__ __forceinline__ uint32_t scale_f16x2(uint32_t scales, uint32_t selector) {
+  return e4m3x2_to_f16x2(static_cast<uint16_t>(byte_perm(scales, 0u, selector)));
+}
+
+// Eight E2M1 codes (element 2j in bits 3:0 of byte j) -> four f16x2 words holding e2m1(q) * 2^-14
+// in the order (0, 2), (4, 6), (1, 3), (5, 7). A nibble s.e.e.m placed as fp16's bit 15 and bits
+// 11:9 is E2M1's value times 2^-14 for every code (fp16's subnormal 2^-15 is E2M1's 0.5), so the
+// decode is bit moves on the integer pipe alone. The order is a fixed permutation within eight
+// consecutive K positions: both GEMM operands use it, so every product meets its partner.
+__device__ __forceinline__ void decode_e2m1x8_scaled_permuted(uint32_t w, uint32_t (&out)[4]) {
+  const uint32_t lo = ((w << 1) & 0x0E0E0E0Eu) | ((w << 4) & 0x80808080u);  // fp16 high bytes of 0, 2, 4, 6
+  const uint32_t hi = ((w >> 3) & 0x0E0E0E0Eu) | (w & 0x80808080u);         // of 1, 3, 5, 7
+  out[0] = byte_perm(lo, 0u, 0x1404u);
+  out[1] = byte_perm(lo, 0u, 0x3424u);
+  out[2] = byte_perm(hi, 0u, 0x1404u);
+  out[3] = byte_perm(hi, 0u, 0x3424u);
+}
+
 }  // namespace lowp::cuda::gemm_sm90

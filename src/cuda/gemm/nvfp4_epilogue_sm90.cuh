@@ -1,5 +1,7 @@
 // The EVT epilogue of the NVFP4 GEMMs (nvfp4_gemm.h's epilogue, in its order):
-//   r = s * (vb[j] * (va[i] * acc)),  s = (p0 * p1) * p2,  then r + bias[j], then D_old + r.
+//   r = s * (vb[j] * (va[i] * (c * acc))),  s = (p0 * p1) * p2,  then r + bias[j], then D_old + r,
+// where c is the mainloop's power-of-two accumulator scale (1 when its operands are the exact
+// values; c * acc is exact, so the order is the reference's).
 // Per-tensor: va = vb = 1 and s = (A_a * A_b) * inv_denominator; per-token: va, vb the amax
 // vectors floored at 1e-12 and s = (1 * 1) * inv_denominator; per-row raw: no floor. Every option
 // is a runtime value, so one kernel serves each output type (and one accumulation).
@@ -46,7 +48,8 @@ struct OuterScaleEpilogue {
                       fusion::Sm90EVT<Op<cutlass::multiplies>, fusion::Sm90EVT<Op<AmaxFloor>, RowVector, Scalar>,
                                       fusion::Sm90EVT<Op<cutlass::multiplies>,
                                                       fusion::Sm90EVT<Op<AmaxFloor>, ColVector, Scalar>,
-                                                      fusion::Sm90AccFetch>>>;
+                                                      fusion::Sm90EVT<Op<cutlass::multiplies>, Scalar,
+                                                                      fusion::Sm90AccFetch>>>>;
   template <class Out>
   using WithBias = fusion::Sm90EVT<Op<cutlass::plus, Out>, ScaledAcc, RowVector>;
   using Accumulated = fusion::Sm90EVT<Op<cutlass::plus>, fusion::Sm90SrcFetch<float>, WithBias<float>>;
@@ -56,7 +59,7 @@ struct OuterScaleEpilogue {
   using Fusion = std::conditional_t<kAccumulate, Accumulated, WithBias<ElementD>>;
 
   template <class ElementD, bool kAccumulate>
-  static typename Fusion<ElementD, kAccumulate>::Arguments arguments(const Nvfp4GemmArgs& a) {
+  static typename Fusion<ElementD, kAccumulate>::Arguments arguments(const Nvfp4GemmArgs& a, float acc_scale) {
     const bool per_tensor = a.outer == Nvfp4OuterScale::kPerTensor;
     const float floor = a.outer == Nvfp4OuterScale::kPerTokenFloored ? 1e-12f
                         : a.outer == Nvfp4OuterScale::kPerRowRaw   ? std::numeric_limits<float>::quiet_NaN()
@@ -65,7 +68,7 @@ struct OuterScaleEpilogue {
         {{1.0f, 1.0f, a.inv_denominator},
          {per_tensor ? a.a.amax : nullptr, per_tensor ? a.b.amax : nullptr, nullptr}},
         {{{per_tensor ? nullptr : a.b.amax, 1.0f}, {{floor}}, {}},
-         {{{per_tensor ? nullptr : a.a.amax, 1.0f}, {{floor}}, {}}, {}, {}},
+         {{{per_tensor ? nullptr : a.a.amax, 1.0f}, {{floor}}, {}}, {{{acc_scale}}, {}, {}}, {}},
          {}},
         {}};
     typename WithBias<std::conditional_t<kAccumulate, float, ElementD>>::Arguments biased{
@@ -84,12 +87,12 @@ struct OuterScaleEpilogue {
       Fusion<ElementD, kAccumulate>>::CollectiveOp;
 
   template <class Kernel, class ElementD, bool kAccumulate>
-  static typename Kernel::EpilogueArguments epilogue_arguments(const Nvfp4GemmArgs& a) {
+  static typename Kernel::EpilogueArguments epilogue_arguments(const Nvfp4GemmArgs& a, float acc_scale = 1.0f) {
     using StrideC = typename Kernel::StrideC;
     using StrideD = typename Kernel::StrideD;
     const int64_t m = a.m, n = a.n;
     auto* d = static_cast<ElementD*>(a.d);
-    typename Kernel::EpilogueArguments e{arguments<ElementD, kAccumulate>(a), nullptr, StrideC{}, d,
+    typename Kernel::EpilogueArguments e{arguments<ElementD, kAccumulate>(a, acc_scale), nullptr, StrideC{}, d,
                                          StrideD{n, cute::_1{}, m * n}};
     if constexpr (kAccumulate) {
       e.ptr_C = d;

@@ -25,7 +25,7 @@ lowp_status run_fused(const Nvfp4GemmArgs& a, int sms, cudaStream_t stream) {
   typename Kernel::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
                                   {int(a.m), int(a.n), int(a.k), 1},
                                   mainloop,
-                                  FusedEpilogue::template epilogue_arguments<Kernel, ElementD, kAccumulate>(a),
+                                  FusedEpilogue::template epilogue_arguments<Kernel, ElementD, kAccumulate>(a, Mainloop::kAccumulatorScale),
                                   hw};
   return run_sm90_kernel<Kernel>(args, stream, "NVFP4 GEMM (fused)");
 }

@@ -37,6 +37,7 @@ struct Nvfp4Mainloop {
   static constexpr int kScaleStageBytes = (kM + kN) / 128 * kChunkBytes;
   static constexpr int kConsumerThreads = 256;
   static constexpr int kDecodeBuffers = 2;
+  static constexpr float kAccumulatorScale = 268435456.0f;  // 2^28: undoes decode_stage's 2^-14 per operand
 
   using DispatchPolicy = Nvfp4MainloopPolicy<Stages>;
   using TileShape = Shape<Int<kM>, Int<kN>, Int<kK>>;
@@ -189,14 +190,17 @@ struct Nvfp4Mainloop {
     if (cute::elect_one_sync()) pipeline.producer_tail(write_state);
   }
 
-  // Decodes one stage into decoded buffer `buf`. The 384 code rows x 8 words of a stage (A's 128
-  // rows, then B's 256) are 3072 tasks; thread t takes task 256 * i + t for i < 12, i.e. row
-  // 32 * i + t / 8, word t % 8: a warp reads 32 consecutive words and writes four whole 128-byte
-  // rows, both without bank conflicts, and a thread's row % 8 and word are fixed.
+  // Decodes one stage into decoded buffer `buf` as e2m1(q) * s * 2^-14 (decode_e2m1x8_scaled_permuted;
+  // the epilogue multiplies the accumulator by kAccumulatorScale = 2^28, exactly). The 384 code
+  // rows x 8 words of a stage (A's 128 rows, then B's 256) are 3072 tasks; thread t takes task
+  // 256 * i + t for i < 12, i.e. row 32 * i + t / 8, word t % 8: a warp reads 32 consecutive words
+  // and writes four whole 128-byte rows, both without bank conflicts, and a thread's row % 8 and
+  // word are fixed.
   CUTLASS_DEVICE static void decode_stage(const uint8_t* codes, const uint8_t* scales, uint8_t* dec_a,
                                           uint8_t* dec_b, int thread) {
     const int row8 = thread >> 3, word = thread & 7;
-    const int block = word >> 1;  // 16-element block of the 64-element K tile
+    const uint32_t block = word >> 1;  // 16-element block of the 64-element K tile
+    const uint32_t scale_selector = 0x4400u | block | (block << 4);
     const int src = row8 * kCodeRowBytes + word * 4;
     const int dst = row8 * 128 + ((word ^ (row8 & 7)) * 16);  // SW128: 16-byte chunk ^ row % 8
     // Swizzled chunk byte of row r, block j: (r % 32) * 16 + ((r % 128) / 32) * 4 + j.
@@ -209,12 +213,16 @@ struct Nvfp4Mainloop {
       scale_words[c][2] = v.z;
       scale_words[c][3] = v.w;
     }
+    // All loads before the first store: the compiler cannot tell the decoded tiles from the codes,
+    // so a load after a store would wait for it.
+    uint32_t words[12];
+#pragma unroll
+    for (int i = 0; i < 12; ++i) words[i] = *reinterpret_cast<const uint32_t*>(codes + i * 32 * kCodeRowBytes + src);
 #pragma unroll
     for (int i = 0; i < 12; ++i) {
-      const uint32_t w = *reinterpret_cast<const uint32_t*>(codes + i * 32 * kCodeRowBytes + src);
-      const uint32_t s = scale_times64_f16x2((scale_words[i / 4][i % 4] >> (8 * block)) & 0xFFu);
+      const uint32_t s = scale_f16x2(scale_words[i / 4][i % 4], scale_selector);
       uint32_t v[4];
-      decode_e2m1x8_div64(w, v);
+      decode_e2m1x8_scaled_permuted(words[i], v);
       uint4 out;
       out.x = hmul2(v[0], s);
       out.y = hmul2(v[1], s);
