@@ -177,4 +177,33 @@ __device__ __forceinline__ float four_over_six_tile_error(uint32_t s, const Four
   return num::nvfp4_four_over_six_tile_error(rows);
 }
 
+// four_over_six_tile_error of a candidate with exact bases and known multiplier (the per-tensor
+// tables): each row's terms as four_over_six_choose_as adds them, no division.
+template <bool kMse, typename ValueAt>
+__device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixCandidate& c, ValueAt value_at) {
+  const uint32_t one = __float_as_uint(c.one) - 0x800000u, half = __float_as_uint(c.one_and_half) - 0x800000u;
+  float rows[kBlock];
+#pragma unroll 1
+  for (int r = 0; r < kBlock; ++r) {
+    float err = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kBlock; ++j) {
+      const float x = value_at(r, j);
+      const float d = __fsub_rn(four_over_six_magnitude(e2m1_rn_magnitude(num::mul_rn(x, c.m)), one, half), fabsf(x));
+      err = num::add_rn(err, kMse ? num::mul_rn(d, d) : fabsf(d));
+    }
+    rows[r] = err;
+  }
+  return num::nvfp4_four_over_six_tile_error(rows);
+}
+
+// A 16x16 tile's error under candidate c: from its bases where they are exact, else by the rule.
+template <typename ValueAt>
+__device__ __forceinline__ float four_over_six_tile_error(const FourOverSixCandidate& c, const FourOverSixOuter& f,
+                                                          ValueAt value_at) {
+  if (!c.exact) return four_over_six_tile_error(c.s, f, value_at);
+  if (f.mse) return four_over_six_tile_error_as<true>(c, value_at);
+  return four_over_six_tile_error_as<false>(c, value_at);
+}
+
 }  // namespace lowp::cuda::nvfp4

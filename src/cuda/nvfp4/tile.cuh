@@ -330,6 +330,12 @@ struct Nvfp4Tile : TileThread<T> {
     else return block_scale_code(b, o.s_enc6);
   }
 
+  // Per-tensor 4over6: scale code s's candidate in an orientation, from prepare()'s tables.
+  __device__ static FourOverSixCandidate table_candidate(const Smem& sm, int orientation, uint32_t s) {
+    const num::Nvfp4FourOverSixBases& b = sm.pt.bases[orientation][s];
+    return {s, sm.pt.mult[orientation][s], b.one, b.one_and_half, b.exact};
+  }
+
   // 4over6 1D: the kept scale of a block with amax b and values value_at(0..15) in tile row
   // (orientation 0) or column (1) i with outer scale o, and its codes. Per-tensor candidates come
   // from prepare()'s tables, row-scaled ones by division.
@@ -341,11 +347,8 @@ struct Nvfp4Tile : TileThread<T> {
     if constexpr (kRowScaled) {
       return four_over_six_choose(four_over_six_candidate(c.s6, f), four_over_six_candidate(c.s4, f), f, value_at);
     } else {
-      const auto candidate = [&](uint32_t s) {
-        const num::Nvfp4FourOverSixBases& b = sm.pt.bases[orientation][s];
-        return FourOverSixCandidate{s, sm.pt.mult[orientation][s], b.one, b.one_and_half, b.exact};
-      };
-      return four_over_six_choose(candidate(c.s6), candidate(c.s4), f, value_at);
+      return four_over_six_choose(table_candidate(sm, orientation, c.s6), table_candidate(sm, orientation, c.s4), f,
+                                  value_at);
     }
   }
 
@@ -359,7 +362,7 @@ struct Nvfp4Tile : TileThread<T> {
 
   // 4over6 with 2D blocks (per-tensor): the kept scale of each of the tile's 8 x 8 16x16 tiles, for
   // each produced orientation (its own amax), into sm.tile_scale. Threads 0..127 take tile t / 2
-  // and candidate t % 2, partners exchange their errors. After the loads' barrier; a barrier
+  // and candidate t % 2 (from the tables: no division), partners exchange their errors. After the loads' barrier; a barrier
   // before the encode reads them.
   __device__ void choose_tiles(const TileArgs& a, Smem& sm) const {
     constexpr int kPairs = kTileBlocks * kTileBlocks;
@@ -382,7 +385,14 @@ struct Nvfp4Tile : TileThread<T> {
       const OuterScale& o = orientation == 0 ? row_outer : col_outer;
       const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, o.s_enc);
       const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, 0, o);
-      const float err = c.s4 == c.s6 ? 0.0f : four_over_six_tile_error(t % 2 ? c.s4 : c.s6, f, value_at);
+      float err = 0.0f;
+      if (c.s4 != c.s6) {
+        if constexpr (kRowScaled) {
+          err = four_over_six_tile_error(t % 2 ? c.s4 : c.s6, f, value_at);
+        } else {
+          err = four_over_six_tile_error(table_candidate(sm, orientation, t % 2 ? c.s4 : c.s6), f, value_at);
+        }
+      }
       const float partner = __shfl_xor_sync(0xFFFFFFFFu, err, 1);
       if (t % 2 == 0)
         sm.tile_scale[orientation][ti][tj] = c.s4 != c.s6 && num::nvfp4_four_over_six_takes_map4(partner, err) ? c.s4 : c.s6;
