@@ -22,10 +22,12 @@ lowp_status run_fused(const Nvfp4GemmArgs& a, int sms, cudaStream_t stream) {
   typename Mainloop::Arguments mainloop{a.a.codes, a.b.codes, a.a.scales, a.b.scales};
   cutlass::KernelHardwareInfo hw;
   hw.sm_count = sms;
+  const auto epilogue =
+      FusedEpilogue::template epilogue_arguments<Kernel, ElementD, kAccumulate>(a, Mainloop::kAccumulatorScale);
   typename Kernel::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
                                   {int(a.m), int(a.n), int(a.k), 1},
                                   mainloop,
-                                  FusedEpilogue::template epilogue_arguments<Kernel, ElementD, kAccumulate>(a, Mainloop::kAccumulatorScale),
+                                  epilogue,
                                   hw};
   return run_sm90_kernel<Kernel>(args, stream, "NVFP4 GEMM (fused)");
 }

@@ -362,8 +362,8 @@ struct Nvfp4Tile : TileThread<T> {
 
   // 4over6 with 2D blocks (per-tensor): the kept scale of each of the tile's 8 x 8 16x16 tiles, for
   // each produced orientation (its own amax), into sm.tile_scale. Threads 0..127 take tile t / 2
-  // and candidate t % 2 (from the tables: no division), partners exchange their errors. After the loads' barrier; a barrier
-  // before the encode reads them.
+  // and candidate t % 2 (per-tensor: from the tables, no division), partners exchange their
+  // errors. After the loads' barrier; a barrier before the encode reads them.
   __device__ void choose_tiles(const TileArgs& a, Smem& sm) const {
     constexpr int kPairs = kTileBlocks * kTileBlocks;
     static_assert(2 * kPairs <= G::kThreads, "a thread per tile and candidate");
