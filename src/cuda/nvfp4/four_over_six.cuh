@@ -103,6 +103,23 @@ __device__ __forceinline__ float four_over_six_magnitude(uint32_t k, uint32_t on
   return __uint_as_float((k & 7u) != 0 ? base + ((k & 6u) << 22) : 0u);
 }
 
+// A candidate's bases halved (bits - 2^23), what four_over_six_magnitude adds to.
+struct FourOverSixHalves {
+  uint32_t one, one_and_half;
+};
+__device__ __forceinline__ FourOverSixHalves four_over_six_halves(const FourOverSixCandidate& c) {
+  return {__float_as_uint(c.one) - 0x800000u, __float_as_uint(c.one_and_half) - 0x800000u};
+}
+
+// One element's error term under a candidate with exact bases, from its biased code k: the
+// magnitude x^ less |x| (x^ carries y's sign, which is x's wherever x^ is not 0), absolute or
+// squared.
+template <bool kMse>
+__device__ __forceinline__ float four_over_six_term_of(uint32_t k, float x, const FourOverSixHalves& h) {
+  const float d = __fsub_rn(four_over_six_magnitude(k, h.one, h.one_and_half), fabsf(x));
+  return kMse ? num::mul_rn(d, d) : fabsf(d);
+}
+
 // num::nvfp4_four_over_six_scales with both E4M3 encodes as one convert (fp8x2 equals
 // num::encode_e4m3 on every input; the minimum leaves no NaN).
 __device__ __forceinline__ num::Nvfp4ScaleCandidates four_over_six_scales(float b, float s_enc) {
@@ -128,8 +145,7 @@ template <bool kMse, typename ValueAt>
 __device__ __forceinline__ FourOverSixChoice four_over_six_choose_as(const FourOverSixCandidate& c6,
                                                                      const FourOverSixCandidate& c4,
                                                                      const FourOverSixOuter& f, ValueAt value_at) {
-  const uint32_t one6 = __float_as_uint(c6.one) - 0x800000u, half6 = __float_as_uint(c6.one_and_half) - 0x800000u;
-  const uint32_t one4 = __float_as_uint(c4.one) - 0x800000u, half4 = __float_as_uint(c4.one_and_half) - 0x800000u;
+  const FourOverSixHalves h6 = four_over_six_halves(c6), h4 = four_over_six_halves(c4);
   BlockValues x;
   float err6 = 0.0f, err4 = 0.0f;
   uint32_t words6[2], words4[2];
@@ -144,10 +160,8 @@ __device__ __forceinline__ FourOverSixChoice four_over_six_choose_as(const FourO
       y6[i] = num::mul_rn(x.v[j], c6.m);
       k6[i] = e2m1_rn_magnitude(y6[i]);
       k4[i] = e2m1_rn_magnitude(num::mul_rn(x.v[j], c4.m));
-      const float d6 = __fsub_rn(four_over_six_magnitude(k6[i], one6, half6), fabsf(x.v[j]));
-      const float d4 = __fsub_rn(four_over_six_magnitude(k4[i], one4, half4), fabsf(x.v[j]));
-      err6 = num::add_rn(err6, kMse ? num::mul_rn(d6, d6) : fabsf(d6));
-      err4 = num::add_rn(err4, kMse ? num::mul_rn(d4, d4) : fabsf(d4));
+      err6 = num::add_rn(err6, four_over_six_term_of<kMse>(k6[i], x.v[j], h6));
+      err4 = num::add_rn(err4, four_over_six_term_of<kMse>(k4[i], x.v[j], h4));
     }
     const uint32_t signs = e2m1_sign_bits_x8(y6);
     words6[h] = pack_e2m1x8(k6, signs);
@@ -181,7 +195,7 @@ __device__ __forceinline__ float four_over_six_tile_error(uint32_t s, const Four
 // tables): each row's terms as four_over_six_choose_as adds them, no division.
 template <bool kMse, typename ValueAt>
 __device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixCandidate& c, ValueAt value_at) {
-  const uint32_t one = __float_as_uint(c.one) - 0x800000u, half = __float_as_uint(c.one_and_half) - 0x800000u;
+  const FourOverSixHalves h = four_over_six_halves(c);
   float rows[kBlock];
 #pragma unroll 1
   for (int r = 0; r < kBlock; ++r) {
@@ -189,8 +203,7 @@ __device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixCa
 #pragma unroll
     for (int j = 0; j < kBlock; ++j) {
       const float x = value_at(r, j);
-      const float d = __fsub_rn(four_over_six_magnitude(e2m1_rn_magnitude(num::mul_rn(x, c.m)), one, half), fabsf(x));
-      err = num::add_rn(err, kMse ? num::mul_rn(d, d) : fabsf(d));
+      err = num::add_rn(err, four_over_six_term_of<kMse>(e2m1_rn_magnitude(num::mul_rn(x, c.m)), x, h));
     }
     rows[r] = err;
   }

@@ -4,6 +4,7 @@
 
 #include <climits>
 
+#include "entry_points/quantize.h"
 #include "harness/registry.h"
 
 namespace lowp_fuzz {
@@ -98,13 +99,7 @@ void grouped_quantize_call(Call& c, Draw& d, const GroupDraw& xd, const GroupedQ
 
   Expect& e = c.expect;
   group_rules(e, xn, x);
-  if (dact) {
-    e.require(act_input != nullptr, {"act_input"});
-    e.require(act >= 0 && act <= 2, {"act"});
-    if (x != nullptr && is_high_precision(as_int(x->dtype)))
-      e.open(aligned_to(act_input, element_bytes(as_int(x->dtype))), {"act_input"},
-             "act_input not aligned to its element size");
-  }
+  if (dact) act_input_rules(e, x != nullptr ? as_int(x->dtype) : -1, act_input, act);
   if (e.require(q != nullptr, {"q"})) {
     struct_size_rules(e, "q", q->struct_size, kGroupedQuantizedFirst, sizeof(lowp_grouped_quantized_tensor));
     const lowp_grouped_quantized_tensor Q = as_read(q);

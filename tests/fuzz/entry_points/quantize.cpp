@@ -7,6 +7,14 @@
 #include "harness/registry.h"
 
 namespace lowp_fuzz {
+
+void act_input_rules(Expect& e, int x_dtype, const void* act_input, int act) {
+  e.require(act_input != nullptr, {"act_input"});
+  e.require(act >= 0 && act <= 2, {"act"});
+  if (is_high_precision(x_dtype))
+    e.open(aligned_to(act_input, element_bytes(x_dtype)), {"act_input"}, "act_input not aligned to its element size");
+}
+
 namespace {
 
 // Which buffers a quantize writes (lowp.h on lowp_quantized_tensor's fields and lowp_quantize).
@@ -41,13 +49,7 @@ void quantize_rules(Expect& e, const lowp_tensor* x, const lowp_quantized_tensor
                     bool dact, const void* act_input, int act) {
   const std::string xn = dact ? "grad" : "x";
   tensor_rules(e, xn, x);
-  if (dact) {
-    e.require(act_input != nullptr, {"act_input"});
-    e.require(act >= 0 && act <= 2, {"act"});
-    if (x != nullptr && is_high_precision(as_int(x->dtype)))
-      e.open(aligned_to(act_input, element_bytes(as_int(x->dtype))), {"act_input"},
-             "act_input not aligned to its element size");
-  }
+  if (dact) act_input_rules(e, x != nullptr ? as_int(x->dtype) : -1, act_input, act);
   if (!e.require(q != nullptr, {"q"})) return;
   struct_size_rules(e, "q", q->struct_size, kQuantizedFirst, sizeof(lowp_quantized_tensor));
   const lowp_quantized_tensor Q = as_read(q);
