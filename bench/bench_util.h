@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -453,15 +454,24 @@ inline Stats time_eager(const Call& call, int nbuf, int calls, int reps, cudaStr
   return stats_of(ev.per_call_ms(calls));
 }
 
-// Graph: capture `calls` calls (rotating over the sets) into one graph, replay it `reps` times.
-// On a failed capture returns false with a short error (for the cell) and the full message.
-inline bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStream_t stream,
-                       Stats* out, std::string* short_err, std::string* full_err) {
+// A captured graph of `calls` calls (rotating over the sets), destroyed with the object.
+struct CapturedGraph {
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
-  auto fail = [&](const std::string& s, const std::string& full) {
-    if (graph != nullptr) cudaGraphDestroy(graph);
+  CapturedGraph() = default;
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  ~CapturedGraph() {
     if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+};
+
+// Captures and instantiates `calls` calls of `call` into *g and replays it twice (warm-up). On a
+// failure returns false with a short error (for the cell) and the full message.
+inline bool capture_graph(const Call& call, int nbuf, int calls, cudaStream_t stream, CapturedGraph* g,
+                          std::string* short_err, std::string* full_err) {
+  auto fail = [&](const std::string& s, const std::string& full) {
     (void)cudaGetLastError();  // clear a non-sticky error left by the failed capture
     // A sticky error (the context is unusable) ends the run.
     const cudaError_t e = cudaStreamSynchronize(stream);
@@ -482,9 +492,7 @@ inline bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStre
     if (s != LOWP_SUCCESS) {
       const std::string msg = std::string(lowp_status_name(s)) + " in call " + std::to_string(j) +
                               " while capturing: " + lowp_get_last_error();
-      cudaGraph_t g = nullptr;
-      const cudaError_t ee = cudaStreamEndCapture(stream, &g);
-      graph = g;
+      const cudaError_t ee = cudaStreamEndCapture(stream, &g->graph);
       return fail(lowp_status_name(s),
                   msg + " (cudaStreamEndCapture: " + cudaGetErrorName(ee) + ")");
     }
@@ -492,8 +500,8 @@ inline bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStre
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   e = cudaStreamIsCapturing(stream, &status);
   const bool invalidated = e == cudaSuccess && status == cudaStreamCaptureStatusInvalidated;
-  e = cudaStreamEndCapture(stream, &graph);
-  if (e != cudaSuccess || graph == nullptr) {
+  e = cudaStreamEndCapture(stream, &g->graph);
+  if (e != cudaSuccess || g->graph == nullptr) {
     return fail(cudaGetErrorName(e),
                 std::string("cudaStreamEndCapture: ") + cudaGetErrorName(e) + ": " +
                     cudaGetErrorString(e) +
@@ -501,28 +509,83 @@ inline bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStre
                                    "returned LOWP_SUCCESS)"
                                  : ""));
   }
-  e = cudaGraphInstantiate(&exec, graph, 0);
+  e = cudaGraphInstantiate(&g->exec, g->graph, 0);
   if (e != cudaSuccess)
     return fail(cudaGetErrorName(e), std::string("cudaGraphInstantiate: ") + cudaGetErrorName(e) +
                                          ": " + cudaGetErrorString(e));
   for (int w = 0; w < 2; ++w) {
-    e = cudaGraphLaunch(exec, stream);
+    e = cudaGraphLaunch(g->exec, stream);
     if (e != cudaSuccess)
       return fail(cudaGetErrorName(e), std::string("cudaGraphLaunch: ") + cudaGetErrorName(e) +
                                            ": " + cudaGetErrorString(e));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  return true;
+}
+
+// Graph: capture `calls` calls (rotating over the sets) into one graph, replay it `reps` times.
+// On a failed capture returns false with a short error (for the cell) and the full message.
+inline bool time_graph(const Call& call, int nbuf, int calls, int reps, cudaStream_t stream,
+                       Stats* out, std::string* short_err, std::string* full_err) {
+  CapturedGraph g;
+  if (!capture_graph(call, nbuf, calls, stream, &g, short_err, full_err)) return false;
   Events ev(reps + 1);
   CUDA_CHECK(cudaEventRecord(ev.ev[0], stream));
   for (int r = 0; r < reps; ++r) {
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaGraphLaunch(g.exec, stream));
     CUDA_CHECK(cudaEventRecord(ev.ev[static_cast<size_t>(r) + 1], stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
   *out = stats_of(ev.per_call_ms(calls));
-  CUDA_CHECK(cudaGraphExecDestroy(exec));
-  CUDA_CHECK(cudaGraphDestroy(graph));
   return true;
+}
+
+// One op of an interleaved timing (time_interleaved).
+struct TimedOp {
+  Call call;
+  int nbuf = 1, calls = 1;
+  Timing* t = nullptr;
+};
+
+// Eager times of each op in turn, then graph times with the ops' samples interleaved: sample r
+// of every op replays back to back, so a reference and the ops compared with it see the same
+// clocks (an H100 under a sustained GEMM load moves its clocks by several percent within a
+// fraction of a second). A failed capture leaves its note in `run`; the other ops still run.
+inline void time_interleaved(std::vector<TimedOp>& ops, int reps, cudaStream_t stream, RunInfo* run) {
+  for (TimedOp& op : ops) op.t->eager = time_eager(op.call, op.nbuf, op.calls, reps, stream);
+  std::vector<std::unique_ptr<CapturedGraph>> graphs;
+  std::vector<std::unique_ptr<Events>> events;
+  for (TimedOp& op : ops) {
+    graphs.push_back(std::make_unique<CapturedGraph>());
+    events.push_back(nullptr);
+    std::string short_err, full_err;
+    if (!capture_graph(op.call, op.nbuf, op.calls, stream, graphs.back().get(), &short_err, &full_err)) {
+      op.t->graph = Stats{};
+      op.t->graph_error = short_err;
+      op.t->note = run->add_note(full_err);
+      continue;
+    }
+    events.back() = std::make_unique<Events>(2 * reps);
+  }
+  for (int r = 0; r < reps; ++r) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (events[i] == nullptr) continue;
+      CUDA_CHECK(cudaEventRecord(events[i]->ev[2 * static_cast<size_t>(r)], stream));
+      CUDA_CHECK(cudaGraphLaunch(graphs[i]->exec, stream));
+      CUDA_CHECK(cudaEventRecord(events[i]->ev[2 * static_cast<size_t>(r) + 1], stream));
+    }
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (events[i] == nullptr) continue;
+    std::vector<double> ms;
+    for (int r = 0; r < reps; ++r) {
+      float v = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&v, events[i]->ev[2 * static_cast<size_t>(r)], events[i]->ev[2 * static_cast<size_t>(r) + 1]));
+      ms.push_back(static_cast<double>(v) / ops[i].calls);
+    }
+    ops[i].t->graph = stats_of(ms);
+  }
 }
 
 // Eager then graph timing of `call`; a failed capture leaves its note in `run`.

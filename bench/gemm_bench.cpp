@@ -38,8 +38,11 @@
 //
 // Method: CUDA events, median of --reps samples after a warm-up, each sample --batch calls (at
 // least one per buffer set) rotating over buffer sets of operands: enough for 4x L2 together, at
-// most 4, one when a set alone exceeds 4x L2 (so consecutive calls read different operands). Columns: eager and CUDA-graph replay; TFLOP/s
-// and x_bf16 use the graph time (eager, marked *, when the capture failed). A problem lowp cannot
+// most 4, one when a set alone exceeds 4x L2 (so consecutive calls read different operands).
+// Columns: eager and CUDA-graph replay; TFLOP/s and x_bf16 use the graph time (eager, marked *,
+// when the capture failed). A product's graph samples are interleaved: sample r of cuBLAS bf16
+// and of every lowp op replay back to back, so each ratio compares times taken under the same
+// clocks (the pipelines are timed one op after another). A problem lowp cannot
 // run (LOWP_ERROR_UNSUPPORTED) is listed with its message; any other error ends the run with what
 // was measured so far and a KEY line naming the failure.
 //
@@ -530,13 +533,17 @@ Row& add_row(const std::string& op, const std::string& product, const Dims& d, d
   return g_run.rows.back();
 }
 
-void time_row(const Options& o, const Context& c, const Call& call, int nbuf, Row& r) {
-  std::snprintf(g_phase, sizeof g_phase, "%s %s %s", r.op.c_str(), r.product.c_str(), dims_text(r.d).c_str());
-  time_both(call, nbuf, calls_per_sample(o.batch, nbuf), o.reps, c.stream, &g_run, &r);
+void print_row(const Row& r) {
   bool e = false;
   std::printf("  %-19s %-5s %-17s %8.4f ms %7.1f TFLOP/s%s\n", r.op.c_str(), r.product.c_str(), dims_text(r.d).c_str(),
               headline_ms(r, &e), tflops(r, &e), e ? " (eager)" : "");
   std::fflush(stdout);
+}
+
+void time_row(const Options& o, const Context& c, const Call& call, int nbuf, Row& r) {
+  std::snprintf(g_phase, sizeof g_phase, "%s %s %s", r.op.c_str(), r.product.c_str(), dims_text(r.d).c_str());
+  time_both(call, nbuf, calls_per_sample(o.batch, nbuf), o.reps, c.stream, &g_run, &r);
+  print_row(r);
 }
 
 // lowp_gemm's workspace for these arguments; false (the row marked unsupported) when lowp cannot
@@ -568,7 +575,24 @@ void check_rel(const Row& r, double rel, double limit, const std::string& agains
                              against + " exceeds " + fmt("%.2f", limit));
 }
 
-// Every op of one product at one shape.
+// The operand sets of one recipe, shared by its default and fused ops.
+struct OperandSets {
+  QTensors a, b;
+};
+
+// One lowp op of a product (a recipe on one path), kept until the product's ops are timed together.
+struct LowpOp {
+  std::shared_ptr<OperandSets> sets;
+  lowp_gemm_config cfg{};
+  size_t workspace = 0;
+  size_t row = 0;                  // index into g_run.rows
+  const LowpOp* default_path = nullptr;  // the fused op's default-path twin, when that runs too
+  std::vector<float> out;          // sampled rows of its output
+};
+
+
+// Every op of one product at one shape: cuBLAS bf16 and the lowp ops timed interleaved
+// (time_interleaved), then each output checked against bf16's.
 void bench_product(const Options& o, Context& c, const Dims& d, Product p) {
   const Operands t = operands_of(p, d);
   const std::string prod = product_name(p);
@@ -582,17 +606,19 @@ void bench_product(const Options& o, Context& c, const Dims& d, Product p) {
     return bf.run(view(c, t.a_rows, t.a_cols, salt_of(d, 0, s)).data, view(c, t.b_rows, t.b_cols, salt_of(d, 1, s)).data,
                   c.d, c.lt_ws, c.stream);
   };
-  time_row(o, c, bf16, nbf, add_row("bf16", prod, d, flops));
-  LOWP_CHECK(bf16(0));
-  const std::vector<float> ref = sampled_rows(c, c.d, d.m, d.n);
+  const size_t bf_row = g_run.rows.size();
+  add_row("bf16", prod, d, flops);
 
+  std::vector<std::unique_ptr<LowpOp>> ops;
   for (const Recipe& rc : kRecipes) {
     const std::string fused = std::string(rc.name) + "_fused";
     const bool run_default = o.runs(rc.name), run_fused = rc.nvfp4() && o.runs(fused);
     if (!run_default && !run_fused) continue;
     std::snprintf(g_phase, sizeof g_phase, "quantizing %s operands of %s %s", rc.name, prod.c_str(), dims_text(d).c_str());
     const Quant qa = quant_of(rc.family, t.a_role, false, c.rng), qb = quant_of(rc.family, t.b_role, false, c.rng);
-    QTensors A, B;
+    auto sets = std::make_shared<OperandSets>();
+    QTensors& A = sets->a;
+    QTensors& B = sets->b;
     A.push_back(std::make_unique<QTensor>(qa, t.a_rows, t.a_cols));
     B.push_back(std::make_unique<QTensor>(qb, t.b_rows, t.b_cols));
     const int nbuf = sets_for(c, A[0]->copy_bytes(t.a_copy) + B[0]->copy_bytes(t.b_copy));
@@ -615,24 +641,47 @@ void bench_product(const Options& o, Context& c, const Dims& d, Product p) {
       continue;
     }
     c.reserve_workspace(ws);
-    std::vector<float> default_out;
+    const LowpOp* default_op = nullptr;
     for (int path = 0; path < 2; ++path) {
       const bool is_fused = path == 1;
       if (is_fused ? !run_fused : !run_default) continue;
-      const size_t use = is_fused ? 0 : ws;
-      auto call = [&](int s) {
-        return lowp_gemm(A[s]->q(), t.a_copy, B[s]->q(), t.b_copy, &dt, &cfg, use ? c.ws : nullptr, use, c.stream);
-      };
-      Row& r = add_row(is_fused ? fused : rc.name, prod, d, flops);
-      r.workspace = use;
-      time_row(o, c, call, nbuf, r);
-      LOWP_CHECK(call(0));
-      const std::vector<float> got = sampled_rows(c, c.d, d.m, d.n);
-      g_run.rows.back().rel_l2 = rel_l2(got, ref);
-      check_rel(g_run.rows.back(), g_run.rows.back().rel_l2, kMaxRelL2, "cuBLAS bf16");
-      if (!is_fused) default_out = got;
-      else if (!default_out.empty()) check_rel(g_run.rows.back(), rel_l2(got, default_out), kMaxPathRelL2, "the default path");
+      auto op = std::make_unique<LowpOp>();
+      op->sets = sets;
+      op->cfg = cfg;
+      op->workspace = is_fused ? 0 : ws;
+      op->row = g_run.rows.size();
+      op->default_path = is_fused ? default_op : nullptr;
+      add_row(is_fused ? fused : rc.name, prod, d, flops).workspace = op->workspace;
+      if (!is_fused) default_op = op.get();
+      ops.push_back(std::move(op));
     }
+  }
+
+  const auto call_of = [&](const LowpOp* op) -> Call {
+    return [&c, &t, &dt, op](int s) {
+      return lowp_gemm(op->sets->a[s]->q(), t.a_copy, op->sets->b[s]->q(), t.b_copy, &dt, &op->cfg,
+                       op->workspace ? c.ws : nullptr, op->workspace, c.stream);
+    };
+  };
+  std::snprintf(g_phase, sizeof g_phase, "timing %s %s", prod.c_str(), dims_text(d).c_str());
+  std::vector<TimedOp> timed{{bf16, nbf, calls_per_sample(o.batch, nbf), &g_run.rows[bf_row]}};
+  for (const auto& op : ops) {
+    const int n = static_cast<int>(op->sets->a.size());
+    timed.push_back({call_of(op.get()), n, calls_per_sample(o.batch, n), &g_run.rows[op->row]});
+  }
+  time_interleaved(timed, o.reps, c.stream, &g_run);
+  print_row(g_run.rows[bf_row]);
+
+  LOWP_CHECK(bf16(0));
+  const std::vector<float> ref = sampled_rows(c, c.d, d.m, d.n);
+  for (const auto& op : ops) {
+    Row& r = g_run.rows[op->row];
+    print_row(r);
+    LOWP_CHECK(call_of(op.get())(0));
+    op->out = sampled_rows(c, c.d, d.m, d.n);
+    r.rel_l2 = rel_l2(op->out, ref);
+    check_rel(r, r.rel_l2, kMaxRelL2, "cuBLAS bf16");
+    if (op->default_path != nullptr) check_rel(r, rel_l2(op->out, op->default_path->out), kMaxPathRelL2, "the default path");
   }
 }
 

@@ -16,7 +16,8 @@ Rows per shape (one table of ms and ratios):
   lowp_nvfp4_tensor    lowp.gemm, NVFP4 per-tensor (x input, W weight role defaults)
   lowp_nvfp4_token     lowp.gemm, NVFP4 per-token
 Each op is timed eagerly (CUDA events around a batch of calls, median of --reps after a warm-up)
-and as a CUDA-graph replay of the same batch; ratios use the graph time. Two operand sets
+and as a CUDA-graph replay of the same batch, the ops' graph samples interleaved (sample r of every
+op back to back, so they see the same clocks); ratios use the graph time. Two operand sets
 alternate, so consecutive calls read different operands. x_bf16 = matmul_bf16's time / the
 op's; "vs" is the ratio the issue asks for (lowp_fp8_tensor over scaled_mm_tensor, lowp_fp8_token
 over scaled_mm_rowwise, lowp_nvfp4_* over emu_nvfp4_*: > 1 means lowp is faster). check: the
@@ -52,9 +53,9 @@ def emulated_gemm(a_codes, a_scales, a_amax, b_codes, b_scales, b_amax, m, n, k,
     return a @ b.t()
 
 
-def time_ms(fn, reps, batch):
-    """(eager median, graph median) ms per call over reps samples of `batch` calls; fn(i) runs
-    call i (operand set i % 2)."""
+def eager_ms(fn, reps, batch):
+    """Eager median ms per call over reps samples of `batch` calls; fn(i) runs call i (operand
+    set i % 2)."""
     for i in range(3):
         fn(i)
     torch.cuda.synchronize()
@@ -65,8 +66,11 @@ def time_ms(fn, reps, batch):
             fn(i)
         events[r + 1].record()
     torch.cuda.synchronize()
-    eager = statistics.median(events[r].elapsed_time(events[r + 1]) / batch for r in range(reps))
+    return statistics.median(events[r].elapsed_time(events[r + 1]) / batch for r in range(reps))
 
+
+def captured(fn, batch):
+    """A CUDA graph of `batch` calls of fn, replayed once (warm-up)."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -78,15 +82,27 @@ def time_ms(fn, reps, batch):
         for i in range(batch):
             fn(i)
     graph.replay()
+    return graph
+
+
+def time_ms(ops, reps, batch):
+    """{name: (eager median, graph median)} ms per call. Eager: each op in turn. Graph: sample r
+    of every op replays back to back, so the ops compared see the same clocks (an H100 under a
+    sustained GEMM load moves its clocks by several percent within a fraction of a second)."""
+    eager = {name: eager_ms(fn, reps, batch) for name, fn in ops.items()}
+    graphs = {name: captured(fn, batch) for name, fn in ops.items()}
     torch.cuda.synchronize()
-    events[0].record()
+    events = {name: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                     for _ in range(reps)] for name in ops}
     for r in range(reps):
-        graph.replay()
-        events[r + 1].record()
+        for name, graph in graphs.items():
+            start, end = events[name][r]
+            start.record()
+            graph.replay()
+            end.record()
     torch.cuda.synchronize()
-    replay = statistics.median(events[r].elapsed_time(events[r + 1]) / batch for r in range(reps))
-    del graph
-    return eager, replay
+    return {name: (eager[name], statistics.median(s.elapsed_time(e) / batch for s, e in events[name]))
+            for name in ops}
 
 
 def rel_diff(got, want):
@@ -139,8 +155,7 @@ def bench_shape(m, n, k, reps, batch, table):
               "lowp_nvfp4_tensor": "emu_nvfp4_tensor", "lowp_nvfp4_token": "emu_nvfp4_token",
               "emu_nvfp4_tensor": "matmul_bf16", "emu_nvfp4_token": "matmul_bf16"}
     rows = {}
-    for name, fn in ops.items():
-        eager, graph = time_ms(fn, reps, batch)
+    for name, (eager, graph) in time_ms(ops, reps, batch).items():
         rows[name] = {"op": name, "m": m, "n": n, "k": k, "eager_ms": eager, "graph_ms": graph,
                       "tflops": 2.0 * m * n * k / (graph * 1e-3) / 1e12}
         print(f"  {name:18s} {m}x{n}x{k}: {graph:.4f} ms", file=sys.stderr, flush=True)

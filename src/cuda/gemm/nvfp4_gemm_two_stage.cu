@@ -40,7 +40,7 @@ lowp_status run_two_stage(const Nvfp4GemmArgs& a, const cutlass::half_t* da, con
                                   {da, {k, cute::_1{}, m * k}, db, {k, cute::_1{}, n * k}},
                                   TwoStageEpilogue::template epilogue_arguments<Kernel, ElementD, kAccumulate>(a),
                                   hw};
-  return run_sm90_kernel<Kernel>(args, stream, "NVFP4 GEMM (two-stage)");
+  return run_sm90_kernel<Kernel>(args, stream, "NVFP4 GEMM (two-stage)", /*early=*/true);
 }
 
 size_t round_up_256(size_t v) { return (v + 255) / 256 * 256; }
@@ -93,8 +93,10 @@ lowp_status nvfp4_gemm_two_stage(const Nvfp4GemmArgs& a, void* workspace, void* 
     args.bias = widened;
     args.bias_dtype = LOWP_DTYPE_FLOAT32;
   }
-  if (lowp_status st = nvfp4_decode_f16(a.a.codes, a.a.scales, a.a.scale_layout, a.m, a.k, da, s); st != LOWP_SUCCESS) return st;
-  if (lowp_status st = nvfp4_decode_f16(a.b.codes, a.b.scales, a.b.scale_layout, a.n, a.k, db, s); st != LOWP_SUCCESS) return st;
+  if (lowp_status st = nvfp4_decode_f16({a.a.codes, a.a.scales, a.a.scale_layout, a.m, a.k, da},
+                                         {a.b.codes, a.b.scales, a.b.scale_layout, a.n, a.k, db}, s);
+      st != LOWP_SUCCESS)
+    return st;
   const int sms = sm_count();
   if (args.d_dtype == LOWP_DTYPE_BFLOAT16) return run_two_stage<cutlass::bfloat16_t, false>(args, da, db, sms, s);
   if (args.accumulate) return run_two_stage<float, true>(args, da, db, sms, s);

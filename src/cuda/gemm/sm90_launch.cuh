@@ -10,8 +10,11 @@
 
 namespace lowp::cuda::gemm_sm90 {
 
+// early: a programmatic dependent launch (the kernel waits for its predecessor before reading
+// global memory: CUTLASS_ENABLE_GDC_FOR_SM90).
 template <class Kernel>
-lowp_status run_sm90_kernel(typename Kernel::Arguments const& args, cudaStream_t stream, const char* what) {
+lowp_status run_sm90_kernel(typename Kernel::Arguments const& args, cudaStream_t stream, const char* what,
+                            bool early = false) {
   static std::once_flag attribute_once;
   static cudaError_t attribute_error = cudaSuccess;
   std::call_once(attribute_once, [] {
@@ -30,11 +33,21 @@ lowp_status run_sm90_kernel(typename Kernel::Arguments const& args, cudaStream_t
     void* kernel_params[] = {&params};
     const auto s = cutlass::ClusterLauncher::launch(grid, cluster, block, Kernel::SharedStorageSize, stream,
                                                     reinterpret_cast<const void*>(&cutlass::device_kernel<Kernel>),
-                                                    kernel_params);
+                                                    kernel_params, early);
     if (s != cutlass::Status::kSuccess)
       return fail(LOWP_ERROR_CUDA, "%s: cluster launch failed: %s", what, cudaGetErrorString(cudaGetLastError()));
   } else {
-    cutlass::device_kernel<Kernel><<<grid, block, Kernel::SharedStorageSize, stream>>>(params);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = Kernel::SharedStorageSize;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = early ? 1 : 0;
+    (void)cudaLaunchKernelEx(&cfg, cutlass::device_kernel<Kernel>, params);  // its error is the last error below
   }
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fail(LOWP_ERROR_CUDA, "%s: kernel launch: %s", what, cudaGetErrorString(e));
