@@ -550,7 +550,8 @@ struct TimedOp {
 // Eager times of each op in turn, then graph times with the ops' samples interleaved: sample r
 // of every op replays back to back, so a reference and the ops compared with it see the same
 // clocks (an H100 under a sustained GEMM load moves its clocks by several percent within a
-// fraction of a second). A failed capture leaves its note in `run`; the other ops still run.
+// fraction of a second). The order rotates from sample to sample, so no op always follows the
+// same (hot or cool) neighbour. A failed capture leaves its note in `run`; the other ops still run.
 inline void time_interleaved(std::vector<TimedOp>& ops, int reps, cudaStream_t stream, RunInfo* run) {
   for (TimedOp& op : ops) op.t->eager = time_eager(op.call, op.nbuf, op.calls, reps, stream);
   std::vector<std::unique_ptr<CapturedGraph>> graphs;
@@ -568,7 +569,8 @@ inline void time_interleaved(std::vector<TimedOp>& ops, int reps, cudaStream_t s
     events.back() = std::make_unique<Events>(2 * reps);
   }
   for (int r = 0; r < reps; ++r) {
-    for (size_t i = 0; i < ops.size(); ++i) {
+    for (size_t j = 0; j < ops.size(); ++j) {
+      const size_t i = (j + static_cast<size_t>(r)) % ops.size();  // each op leads in turn
       if (events[i] == nullptr) continue;
       CUDA_CHECK(cudaEventRecord(events[i]->ev[2 * static_cast<size_t>(r)], stream));
       CUDA_CHECK(cudaGraphLaunch(graphs[i]->exec, stream));

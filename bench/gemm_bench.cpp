@@ -41,8 +41,9 @@
 // most 4, one when a set alone exceeds 4x L2 (so consecutive calls read different operands).
 // Columns: eager and CUDA-graph replay; TFLOP/s and x_bf16 use the graph time (eager, marked *,
 // when the capture failed). A product's graph samples are interleaved: sample r of cuBLAS bf16
-// and of every lowp op replay back to back, so each ratio compares times taken under the same
-// clocks (the pipelines are timed one op after another). A problem lowp cannot
+// and of every lowp op replay back to back, in an order that rotates from sample to sample, so
+// each ratio compares times taken under the same clocks (the pipelines are timed one op after
+// another). A problem lowp cannot
 // run (LOWP_ERROR_UNSUPPORTED) is listed with its message; any other error ends the run with what
 // was measured so far and a KEY line naming the failure.
 //

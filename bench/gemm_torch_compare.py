@@ -88,14 +88,18 @@ def captured(fn, batch):
 def time_ms(ops, reps, batch):
     """{name: (eager median, graph median)} ms per call. Eager: each op in turn. Graph: sample r
     of every op replays back to back, so the ops compared see the same clocks (an H100 under a
-    sustained GEMM load moves its clocks by several percent within a fraction of a second)."""
+    sustained GEMM load moves its clocks by several percent within a fraction of a second); the
+    order rotates from sample to sample, so no op always follows the same neighbour."""
     eager = {name: eager_ms(fn, reps, batch) for name, fn in ops.items()}
     graphs = {name: captured(fn, batch) for name, fn in ops.items()}
     torch.cuda.synchronize()
     events = {name: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                      for _ in range(reps)] for name in ops}
+    names = list(graphs)
     for r in range(reps):
-        for name, graph in graphs.items():
+        for j in range(len(names)):
+            name = names[(j + r) % len(names)]  # each op leads in turn
+            graph = graphs[name]
             start, end = events[name][r]
             start.record()
             graph.replay()
