@@ -64,11 +64,11 @@ lowp_status prefer_shared_carveout(void (*kernel)(Params...), const char* op) {
 
 // kernel<<<grid, block, smem, st>>>(args...), as a programmatic dependent launch when `early`.
 template <typename... Params, typename... Args>
-lowp_status launch_kernel(void (*kernel)(Params...), unsigned grid, unsigned block, size_t smem, cudaStream_t st, bool early,
+lowp_status launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t st, bool early,
                           const char* op, Args&&... args) {
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(block);
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = st;
   cudaLaunchAttribute attr{};

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "cuda/common/launch.h"
 
 namespace lowp::cuda::gemm_sm90 {
 
@@ -37,17 +38,8 @@ lowp_status run_sm90_kernel(typename Kernel::Arguments const& args, cudaStream_t
     if (s != cutlass::Status::kSuccess)
       return fail(LOWP_ERROR_CUDA, "%s: cluster launch failed: %s", what, cudaGetErrorString(cudaGetLastError()));
   } else {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = Kernel::SharedStorageSize;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = early ? 1 : 0;
-    (void)cudaLaunchKernelEx(&cfg, cutlass::device_kernel<Kernel>, params);  // its error is the last error below
+    return launch_kernel(cutlass::device_kernel<Kernel>, grid, block, Kernel::SharedStorageSize, stream, early, what,
+                         params);
   }
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fail(LOWP_ERROR_CUDA, "%s: kernel launch: %s", what, cudaGetErrorString(e));
