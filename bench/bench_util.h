@@ -581,9 +581,9 @@ inline void time_interleaved(std::vector<TimedOp>& ops, int reps, cudaStream_t s
   for (size_t i = 0; i < ops.size(); ++i) {
     if (events[i] == nullptr) continue;
     std::vector<double> ms;
-    for (int r = 0; r < reps; ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(reps); ++r) {
       float v = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&v, events[i]->ev[2 * static_cast<size_t>(r)], events[i]->ev[2 * static_cast<size_t>(r) + 1]));
+      CUDA_CHECK(cudaEventElapsedTime(&v, events[i]->ev[2 * r], events[i]->ev[2 * r + 1]));
       ms.push_back(static_cast<double>(v) / ops[i].calls);
     }
     ops[i].t->graph = stats_of(ms);

@@ -586,11 +586,10 @@ struct LowpOp {
   std::shared_ptr<OperandSets> sets;
   lowp_gemm_config cfg{};
   size_t workspace = 0;
-  size_t row = 0;                  // index into g_run.rows
+  size_t row = 0;                        // index into g_run.rows
   const LowpOp* default_path = nullptr;  // the fused op's default-path twin, when that runs too
-  std::vector<float> out;          // sampled rows of its output
+  std::vector<float> out;                // sampled rows of its output
 };
-
 
 // Every op of one product at one shape: cuBLAS bf16 and the lowp ops timed interleaved
 // (time_interleaved), then each output checked against bf16's.

@@ -93,9 +93,9 @@ void launch(const Nvfp4DecodeF16Job& a, const Nvfp4DecodeF16Job& b, cudaStream_t
 }  // namespace
 
 lowp_status nvfp4_decode_f16(const Nvfp4DecodeF16Job& a, const Nvfp4DecodeF16Job& b, cudaStream_t stream) {
-  const int64_t words = std::max(a.rows * a.k, b.rows * b.k) / 8;
   if (a.rows * a.k + b.rows * b.k == 0) return LOWP_SUCCESS;
-  // Word indices, segment counts and their sum stay below 2^31 in 32 bits.
+  // Below 2^30 words a copy, word indices, segment counts and their sum fit 32 bits.
+  const int64_t words = std::max(a.rows * a.k, b.rows * b.k) / 8;
   if (words < (int64_t(1) << 30)) launch<uint32_t>(a, b, stream);
   else launch<int64_t>(a, b, stream);
   const cudaError_t e = cudaGetLastError();
