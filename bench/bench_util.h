@@ -549,9 +549,9 @@ struct TimedOp {
 
 // Eager times of each op in turn, then graph times with the ops' samples interleaved: sample r
 // of every op replays back to back, so a reference and the ops compared with it see the same
-// clocks (an H100 under a sustained GEMM load moves its clocks by several percent within a
-// fraction of a second). The order rotates from sample to sample, so no op always follows the
-// same (hot or cool) neighbour. A failed capture leaves its note in `run`; the other ops still run.
+// clocks, which move under a sustained load (docs/perf/nvfp4-gemm.md). The order rotates from
+// sample to sample, so no op always follows the same (hot or cool) neighbour. A failed capture
+// leaves its note in `run`; the other ops still run.
 inline void time_interleaved(std::vector<TimedOp>& ops, int reps, cudaStream_t stream, RunInfo* run) {
   for (TimedOp& op : ops) op.t->eager = time_eager(op.call, op.nbuf, op.calls, reps, stream);
   std::vector<std::unique_ptr<CapturedGraph>> graphs;

@@ -87,9 +87,9 @@ def captured(fn, batch):
 
 def time_ms(ops, reps, batch):
     """{name: (eager median, graph median)} ms per call. Eager: each op in turn. Graph: sample r
-    of every op replays back to back, so the ops compared see the same clocks (an H100 under a
-    sustained GEMM load moves its clocks by several percent within a fraction of a second); the
-    order rotates from sample to sample, so no op always follows the same neighbour."""
+    of every op replays back to back, so the ops compared see the same clocks, which move under a
+    sustained load (docs/perf/nvfp4-gemm.md); the order rotates from sample to sample, so no op
+    always follows the same neighbour."""
     eager = {name: eager_ms(fn, reps, batch) for name, fn in ops.items()}
     graphs = {name: captured(fn, batch) for name, fn in ops.items()}
     torch.cuda.synchronize()

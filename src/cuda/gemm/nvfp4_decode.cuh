@@ -1,6 +1,7 @@
 // Register-level decode of packed E2M1 codes and UE4M3 block scales to fp16 (numerics §1, §8).
 // e2m1(q) * float(s) has at most 6 significant bits and lies in 2^-10 .. 2688, so it is exact in
-// fp16 as in bf16; fp16 lets Hopper's e4m3 -> f16x2 conversion instruction do most of the decode.
+// fp16 as in bf16. In fp16, Hopper's e4m3 -> f16x2 conversion decodes the block scales (and the
+// two-stage path's codes); the fused mainloop decodes codes by bit moves alone.
 #pragma once
 #include <cstdint>
 

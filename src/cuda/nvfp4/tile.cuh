@@ -360,11 +360,12 @@ struct Nvfp4Tile : TileThread<T> {
     else return sm.pt.mult[orientation][s];
   }
 
-  // 4over6 with 2D blocks (per-tensor): the kept scale of each of the tile's 8 x 8 16x16 tiles, for
-  // each produced orientation (its own amax), into sm.tile_scale. Threads 0..127 take tile t / 2
-  // and candidate t % 2 (per-tensor: from the tables, no division), partners exchange their
-  // errors. After the loads' barrier; a barrier before the encode reads them.
+  // 4over6 with 2D blocks (per-tensor only): the kept scale of each of the tile's 8 x 8 16x16
+  // tiles, for each produced orientation (its own amax), into sm.tile_scale. Threads 0..127 take
+  // tile t / 2 and candidate t % 2 (from the tables, no division), partners exchange their errors.
+  // After the loads' barrier; a barrier before the encode reads them.
   __device__ void choose_tiles(const TileArgs& a, Smem& sm) const {
+    static_assert(k2dPossible && k4over6, "4over6 2D is per-tensor only");
     constexpr int kPairs = kTileBlocks * kTileBlocks;
     static_assert(2 * kPairs <= G::kThreads, "a thread per tile and candidate");
     const int t = threadIdx.x;
@@ -385,14 +386,9 @@ struct Nvfp4Tile : TileThread<T> {
       const OuterScale& o = orientation == 0 ? row_outer : col_outer;
       const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, o.s_enc);
       const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, 0, o);
-      float err = 0.0f;
-      if (c.s4 != c.s6) {
-        if constexpr (kRowScaled) {
-          err = four_over_six_tile_error(t % 2 ? c.s4 : c.s6, f, value_at);
-        } else {
-          err = four_over_six_tile_error(table_candidate(sm, orientation, t % 2 ? c.s4 : c.s6), f, value_at);
-        }
-      }
+      const float err = c.s4 == c.s6 ? 0.0f
+                                      : four_over_six_tile_error(table_candidate(sm, orientation, t % 2 ? c.s4 : c.s6),
+                                                                 f, value_at);
       const float partner = __shfl_xor_sync(0xFFFFFFFFu, err, 1);
       if (t % 2 == 0)
         sm.tile_scale[orientation][ti][tj] = c.s4 != c.s6 && num::nvfp4_four_over_six_takes_map4(partner, err) ? c.s4 : c.s6;
