@@ -7,6 +7,8 @@
 // positive one (round to nearest is symmetric), and the code's sign is that of y = x * m (a NaN y,
 // positive on the GPU, encodes as +6); no table: the common path keeps everything in registers.
 #pragma once
+#include <type_traits>
+
 #include "cuda/nvfp4/encode.cuh"
 #include "cuda/nvfp4/tile_thread.cuh"
 #include "numerics/nvfp4_four_over_six.h"
@@ -80,7 +82,7 @@ __device__ __forceinline__ uint32_t four_over_six_block_scale(float b, const Fou
 }
 
 // One candidate of a 1D block (the tile kernels' encode): its scale code, multiplier and bases;
-// exact false: four_over_six_error_by_rule measures it.
+// exact false: its x^ come from the rule.
 struct FourOverSixCandidate {
   uint32_t s;
   float m, one, one_and_half;
@@ -94,36 +96,57 @@ __device__ __forceinline__ FourOverSixCandidate four_over_six_candidate(uint32_t
   return {s, num::nvfp4_multiplier_per_tensor_of(fs, f.o.s_dec), b.one, b.one_and_half, b.exact};
 }
 
-// nvfp4_four_over_six_value_of_bases of a biased magnitude k (e2m1_rn_magnitude) with exact bases,
-// as one integer sum: code 0 gives 0, codes 1, 2, 4, 6 one / 2 and codes 3, 5, 7 one_and_half / 2
-// (bits - 2^23), plus 2^23 per step of code >> 1.
-__device__ __forceinline__ float four_over_six_magnitude(uint32_t k, uint32_t one_half, uint32_t one_and_half_half) {
-  // Bit `code` of 0xA8: codes 3, 5, 7 (the funnel shift takes k mod 32, the code: no mask first).
-  const uint32_t base = (__funnelshift_r(0xA8u, 0u, k) & 1u) != 0 ? one_and_half_half : one_half;
-  return __uint_as_float((k & 7u) != 0 ? base + ((k & 6u) << 22) : 0u);
+// A candidate's 8 decoded values x^ (codes 0..7) as bits, written by put(code, bits): from its
+// bases by exponent adds where they are exact (nvfp4_four_over_six_value_of_bases: codes 1, 2,
+// 4, 6 scale one, codes 3, 5, 7 one_and_half), else from the rule.
+template <typename Put>
+__device__ __forceinline__ void four_over_six_values(float fs, const num::Nvfp4FourOverSixBases& b, float amax,
+                                                     float outer_max, Put put) {
+  if (!b.exact) {
+#pragma unroll 1
+    for (uint32_t code = 0; code < 8; ++code)
+      put(code, __float_as_uint(num::nvfp4_four_over_six_value(static_cast<uint8_t>(code), fs, amax, outer_max)));
+    return;
+  }
+  const uint32_t one = __float_as_uint(b.one), half = __float_as_uint(b.one_and_half);
+  put(0, 0u);
+  put(1, one - 0x800000u);
+  put(2, one);
+  put(3, half);
+  put(4, one + 0x800000u);
+  put(5, half + 0x800000u);
+  put(6, one + 0x1000000u);
+  put(7, half + 0x1000000u);
 }
 
-// A candidate's bases halved (bits - 2^23), what four_over_six_magnitude adds to.
-struct FourOverSixHalves {
-  uint32_t one, one_and_half;
-};
-__device__ __forceinline__ FourOverSixHalves four_over_six_halves(const FourOverSixCandidate& c) {
-  return {__float_as_uint(c.one) - 0x800000u, __float_as_uint(c.one_and_half) - 0x800000u};
-}
-
-// One element's error term under a candidate with exact bases, from its biased code k: the
-// magnitude x^ less |x| (x^ carries y's sign, which is x's wherever x^ is not 0), absolute or
-// squared.
+// One element's error term from its magnitude x^ (x^ carries y's sign, which is x's wherever x^
+// is not 0, so |x^ - x| and (x^ - x)^2 are those of |x^| - |x|), absolute or squared.
 template <bool kMse>
-__device__ __forceinline__ float four_over_six_term_of(uint32_t k, float x, const FourOverSixHalves& h) {
-  const float d = __fsub_rn(four_over_six_magnitude(k, h.one, h.one_and_half), fabsf(x));
+__device__ __forceinline__ float four_over_six_term(float magnitude, float x) {
+  const float d = __fsub_rn(magnitude, fabsf(x));
   return kMse ? num::mul_rn(d, d) : fabsf(d);
+}
+
+// b / 6 as numerics' div_rn: for a 16-bit input's amax (at most 11 significant bits) a product and
+// one correction step are correctly rounded (checked on every 8- and 11-bit significand) while
+// the remainder stays normal; elsewhere the division.
+template <bool kShortSignificand>
+__device__ __forceinline__ float four_over_six_sixth(float b) {
+  if constexpr (kShortSignificand) {
+    if (b >= 0x1p-100f && b <= 0x1p126f) {
+      constexpr float kSixth = 1.0f / 6.0f;
+      const float q = __fmul_rn(b, kSixth);
+      return __fmaf_rn(__fmaf_rn(-q, 6.0f, b), kSixth, q);
+    }
+  }
+  return __fdiv_rn(b, 6.0f);
 }
 
 // num::nvfp4_four_over_six_scales with both E4M3 encodes as one convert (fp8x2 equals
 // num::encode_e4m3 on every input; the minimum leaves no NaN).
+template <bool kShortSignificand = false>
 __device__ __forceinline__ num::Nvfp4ScaleCandidates four_over_six_scales(float b, float s_enc) {
-  const float base = num::nvfp4_four_over_six_base(b, s_enc);
+  const float base = num::mul_rn(four_over_six_sixth<kShortSignificand>(b), s_enc);
   const uint32_t c = fp8x2<true>(fminf(base, 448.0f), fminf(num::mul_rn(base, 1.5f), 448.0f));
   return {static_cast<uint8_t>(c & 0xFFu), static_cast<uint8_t>(c >> 8)};
 }
@@ -134,19 +157,104 @@ struct FourOverSixChoice {
   uint2 codes;
 };
 
-// Both candidates of a 1D block in one walk over its values: each element's code under either
-// multiplier gives its term and is kept packed, so the kept candidate is not encoded again. The
-// codes are the clamped encoder's (exact for every y, as block_codes' with or without the clamp).
-// The signs are y6's: a NaN value makes the block amax NaN, so s4 == s6 and map-6 is kept, and
-// otherwise both products have the value's sign (m > 0). The terms use |x| and the magnitude
-// x^ (|x^ - x| and (x^ - x)^2 are those of |x^| - |x|: x^ carries y's sign, which is x's
-// wherever x^ is not 0). Each error adds its terms in element order from 0, as the rule.
-template <bool kMse, typename ValueAt>
-__device__ __forceinline__ FourOverSixChoice four_over_six_choose_as(const FourOverSixCandidate& c6,
-                                                                     const FourOverSixCandidate& c4,
-                                                                     const FourOverSixOuter& f, ValueAt value_at) {
-  const FourOverSixHalves h6 = four_over_six_halves(c6), h4 = four_over_six_halves(c4);
-  BlockValues x;
+__device__ __forceinline__ float ld_shared_f32(uint32_t a) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a));
+  return v;
+}
+__device__ __forceinline__ void st_shared_b32(uint32_t a, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(v));
+}
+
+// A candidate as the walks use it: scale code, multiplier, and where its x^ lie in shared memory,
+// x^ of the biased code k (kRoundMagicBits + code) at base + (k << kShift): a shift-add and a
+// load per lookup (kShift >= 10 shifts the bias out of 32 bits).
+template <int kShift>
+struct FourOverSixLookup {
+  static_assert((kRoundMagicBits << kShift) == 0u, "the bias must vanish from the address");
+  uint32_t s;
+  float m;
+  uint32_t base;
+  __device__ float xhat(uint32_t k) const { return ld_shared_f32(base + (k << kShift)); }
+};
+
+// Each thread's x^ of the candidates of the block (or 2D tile) it is at, in shared memory as
+// [code][candidate][thread] (candidate 0 map-6, 1 map-4): a warp's lookups, one entry per lane at
+// any codes, hit 32 different banks. Code 0's entries stay 0 except while a candidate's bases are
+// not exact.
+template <int kThreads>
+struct FourOverSixThreadTables {
+  float v[8][2][kThreads];
+};
+template <int kThreads>
+class FourOverSixThreadXhat {
+  static constexpr uint32_t kCodeBytes = 2 * kThreads * sizeof(float);
+  static_assert((kCodeBytes & (kCodeBytes - 1)) == 0, "a power-of-two stride: the shift-add");
+
+ public:
+  static constexpr int kShift = __builtin_ctz(kCodeBytes);
+
+ private:
+  uint32_t at_[2];  // shared address of entry [0][candidate][thread]
+
+  // Every entry from the rule. Out of line (rare, its divisions would otherwise be inlined at
+  // every call), on scalars (a reference would store its object to the stack on every block).
+  static __device__ __noinline__ void fill_by_rule(uint32_t at, uint32_t s, float amax, float outer_max) {
+    const float fs = decode_ue4m3(s);
+    four_over_six_values(fs, {0.0f, 0.0f, false}, amax, outer_max,
+                         [&](uint32_t code, uint32_t bits) { st_shared_b32(at + code * kCodeBytes, bits); });
+  }
+
+ public:
+  // Code 0's entries written 0 (before the first lookup; no barrier: only this thread reads them).
+  __device__ explicit FourOverSixThreadXhat(FourOverSixThreadTables<kThreads>& t) {
+#pragma unroll
+    for (int c = 0; c < 2; ++c) at_[c] = static_cast<uint32_t>(__cvta_generic_to_shared(&t.v[0][c][threadIdx.x]));
+    clear_zero();
+  }
+  __device__ void clear_zero() const {
+    st_shared_b32(at_[0], 0u);
+    st_shared_b32(at_[1], 0u);
+  }
+  // Candidate cand into slot c (codes 1..7, or all from the rule) and its lookup; dirty is set
+  // when code 0's entry must be cleared after the walk.
+  __device__ FourOverSixLookup<kShift> fill(int c, const FourOverSixCandidate& cand, const FourOverSixOuter& f,
+                                           bool& dirty) const {
+    const uint32_t at = at_[c];
+    if (!cand.exact) {
+      fill_by_rule(at, cand.s, f.amax, f.outer_max);
+      dirty = true;
+    } else {
+      four_over_six_values(0.0f, {cand.one, cand.one_and_half, true}, 0.0f, 0.0f, [&](uint32_t code, uint32_t bits) {
+        if (code != 0) st_shared_b32(at + code * kCodeBytes, bits);
+      });
+    }
+    return {cand.s, cand.m, at};
+  }
+};
+
+// The biased E2M1 magnitude (e2m1_rn_magnitude) of y for |y| <= 4.5 (no NaN): rint(2a) and
+// rint(a) + 2 suffice there, rint(a / 2) + 4 never being the smallest below 5 and rint(a) + 2
+// still 6 up to 4.5 (the tie goes to 4).
+__device__ __forceinline__ uint32_t e2m1_rn_magnitude_to_4p5(float y) {
+  const float a = fabsf(y);  // rides on the operands
+  return min(__float_as_uint(__fmaf_rn(a, 2.0f, kRoundMagic)), __float_as_uint(__fadd_rn(a, kRoundMagic + 2.0f)));
+}
+
+// How a walk rounds: kClamped for any y (e2m1_rn_magnitude: NaN, |y| >= 7); kUnclamped when every
+// |y| < 7; kNarrow4 also takes map-4's |y| <= 4.5 with two binades.
+enum class FourOverSixRounding { kClamped, kUnclamped, kNarrow4 };
+
+// Both candidates of a 1D block in one walk over its values: per element and candidate the
+// multiply, the E2M1 magnitude, x^ looked up and the term, added in element order from 0 as the
+// rule. The magnitudes are packed as they go, so the kept candidate is not encoded again.
+// Unclamped, the signs are x's, which are y's (m > 0); clamped, y6's (a NaN value makes the block
+// amax NaN, so s4 == s6 and map-6 is kept; the GPU's NaN y is positive, as the encoder's).
+template <bool kMse, FourOverSixRounding kRound, int kShift>
+__device__ __forceinline__ FourOverSixChoice four_over_six_walk(const FourOverSixLookup<kShift>& c6,
+                                                                const FourOverSixLookup<kShift>& c4,
+                                                                const float (&x)[kBlock]) {
+  constexpr bool kClamped = kRound == FourOverSixRounding::kClamped;
   float err6 = 0.0f, err4 = 0.0f;
   uint32_t words6[2], words4[2];
 #pragma unroll
@@ -156,29 +264,45 @@ __device__ __forceinline__ FourOverSixChoice four_over_six_choose_as(const FourO
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const int j = h * 8 + i;
-      x.v[j] = value_at(j);
-      y6[i] = num::mul_rn(x.v[j], c6.m);
-      k6[i] = e2m1_rn_magnitude(y6[i]);
-      k4[i] = e2m1_rn_magnitude(num::mul_rn(x.v[j], c4.m));
-      err6 = num::add_rn(err6, four_over_six_term_of<kMse>(k6[i], x.v[j], h6));
-      err4 = num::add_rn(err4, four_over_six_term_of<kMse>(k4[i], x.v[j], h4));
+      y6[i] = num::mul_rn(x[j], c6.m);
+      const float y4 = num::mul_rn(x[j], c4.m);
+      k6[i] = kClamped ? e2m1_rn_magnitude(y6[i]) : e2m1_rn_magnitude_unclamped(y6[i]);
+      k4[i] = kClamped                                    ? e2m1_rn_magnitude(y4)
+              : kRound == FourOverSixRounding::kNarrow4 ? e2m1_rn_magnitude_to_4p5(y4)
+                                                        : e2m1_rn_magnitude_unclamped(y4);
+      const float t6 = four_over_six_term<kMse>(c6.xhat(k6[i]), x[j]);
+      const float t4 = four_over_six_term<kMse>(c4.xhat(k4[i]), x[j]);
+      err6 = j == 0 ? t6 : num::add_rn(err6, t6);  // 0 + t is t: the terms are >= +0 or NaN
+      err4 = j == 0 ? t4 : num::add_rn(err4, t4);
     }
-    const uint32_t signs = e2m1_sign_bits_x8(y6);
+    const float(&xh)[8] = reinterpret_cast<const float(&)[8]>(x[h * 8]);
+    const uint32_t signs = kClamped ? e2m1_sign_bits_x8(y6) : e2m1_sign_bits_x8(xh);
     words6[h] = pack_e2m1x8(k6, signs);
     words4[h] = pack_e2m1x8(k4, signs);
   }
-  if (!c6.exact) err6 = four_over_six_error_by_rule(c6.s, c6.m, f, x);
-  if (!c4.exact) err4 = four_over_six_error_by_rule(c4.s, c4.m, f, x);
   const bool map4 = num::nvfp4_four_over_six_takes_map4(err4, err6);
   return {map4 ? c4.s : c6.s, map4 ? make_uint2(words4[0], words4[1]) : make_uint2(words6[0], words6[1])};
 }
 
-// four_over_six_choose_as with the measure as a branch (uniform) rather than a select per element.
-template <typename ValueAt>
-__device__ __forceinline__ FourOverSixChoice four_over_six_choose(const FourOverSixCandidate& c6, const FourOverSixCandidate& c4,
-                                                                  const FourOverSixOuter& f, ValueAt value_at) {
-  if (f.mse) return four_over_six_choose_as<true>(c6, c4, f, value_at);
-  return four_over_six_choose_as<false>(c6, c4, f, value_at);
+// The kept candidate of a 1D block with amax b and values x. The walk's rounding is chosen per
+// warp (every lane of the warp calls this together), so no warp runs two walks: the clamp when
+// any lane needs it (a NaN or infinite value, a saturated or subnormal scale), two binades for
+// map-4 when every lane allows them.
+template <int kShift>
+__device__ __forceinline__ FourOverSixChoice four_over_six_choose(const FourOverSixLookup<kShift>& c6,
+                                                                  const FourOverSixLookup<kShift>& c4, bool mse, float b,
+                                                                  const float (&x)[kBlock]) {
+  using R = FourOverSixRounding;
+  const float y4 = num::mul_rn(b, c4.m);
+  const bool clamp = !(num::mul_rn(b, c6.m) < 7.0f && y4 < 7.0f);  // no NaN either
+  const R round = __any_sync(0xFFFFFFFFu, clamp) ? R::kClamped : __all_sync(0xFFFFFFFFu, y4 <= 4.5f) ? R::kNarrow4 : R::kUnclamped;
+  const auto walk = [&](auto mse_tag) {
+    constexpr bool kMse = decltype(mse_tag)::value;
+    if (round == R::kNarrow4) return four_over_six_walk<kMse, R::kNarrow4>(c6, c4, x);
+    if (round == R::kUnclamped) return four_over_six_walk<kMse, R::kUnclamped>(c6, c4, x);
+    return four_over_six_walk<kMse, R::kClamped>(c6, c4, x);
+  };
+  return mse ? walk(std::true_type{}) : walk(std::false_type{});
 }
 
 // One candidate's error over a 16x16 tile (value_at(r, c), rows of x): its 16 row errors added as
@@ -191,11 +315,10 @@ __device__ __forceinline__ float four_over_six_tile_error(uint32_t s, const Four
   return num::nvfp4_four_over_six_tile_error(rows);
 }
 
-// four_over_six_tile_error of a candidate with exact bases and known multiplier (the per-tensor
-// tables): each row's terms as four_over_six_choose_as adds them, no division.
-template <bool kMse, typename ValueAt>
-__device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixCandidate& c, ValueAt value_at) {
-  const FourOverSixHalves h = four_over_six_halves(c);
+// four_over_six_tile_error of a tabulated candidate (the per-tensor tables): each row's terms as
+// the 1D walk adds them, clamped.
+template <bool kMse, int kShift, typename ValueAt>
+__device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixLookup<kShift>& c, ValueAt value_at) {
   float rows[kBlock];
 #pragma unroll 1
   for (int r = 0; r < kBlock; ++r) {
@@ -203,19 +326,15 @@ __device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixCa
 #pragma unroll
     for (int j = 0; j < kBlock; ++j) {
       const float x = value_at(r, j);
-      err = num::add_rn(err, four_over_six_term_of<kMse>(e2m1_rn_magnitude(num::mul_rn(x, c.m)), x, h));
+      err = num::add_rn(err, four_over_six_term<kMse>(c.xhat(e2m1_rn_magnitude(num::mul_rn(x, c.m))), x));
     }
     rows[r] = err;
   }
   return num::nvfp4_four_over_six_tile_error(rows);
 }
-
-// A 16x16 tile's error under candidate c: from its bases where they are exact, else by the rule.
-template <typename ValueAt>
-__device__ __forceinline__ float four_over_six_tile_error(const FourOverSixCandidate& c, const FourOverSixOuter& f,
-                                                          ValueAt value_at) {
-  if (!c.exact) return four_over_six_tile_error(c.s, f, value_at);
-  if (f.mse) return four_over_six_tile_error_as<true>(c, value_at);
+template <int kShift, typename ValueAt>
+__device__ __forceinline__ float four_over_six_tile_error(const FourOverSixLookup<kShift>& c, bool mse, ValueAt value_at) {
+  if (mse) return four_over_six_tile_error_as<true>(c, value_at);
   return four_over_six_tile_error_as<false>(c, value_at);
 }
 

@@ -133,8 +133,8 @@ struct Nvfp4Tile : TileThread<T> {
     union {
       struct {
         float mult[2][kScaleCodes];  // multiplier of each scale code, row / col
-        // 4over6: each scale code's bases (nvfp4_four_over_six_bases), row / col.
-        num::Nvfp4FourOverSixBases bases[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
+        // 4over6: each scale code's candidate {multiplier, bases, exact} as bits, row / col.
+        uint4 candidate[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
       } pt;  // per-tensor
       struct {
         float scale[2][kTile];             // S_enc * 2^64 of each tile row / column
@@ -150,6 +150,7 @@ struct Nvfp4Tile : TileThread<T> {
     OuterScale row_outer[2][kRowScaled ? kTile : 1];
     float row_amax[2][kRowScaled ? kTile : 1];  // 4over6's A of each tile row / column
     uint8_t tile_scale[2][kTileBlocks][kTileBlocks];
+    FourOverSixThreadTables<k4over6 ? G::kThreads : 1> xhat;  // 4over6's x^ lookups
   };
   using Smem = std::conditional_t<kRowScaled || k4over6, VariantSmem, BaseSmem>;
 
@@ -167,8 +168,13 @@ struct Nvfp4Tile : TileThread<T> {
   OuterScale row_outer{}, col_outer{};
   float row_a{}, col_a{};
 
+  // 4over6: the thread's x^ tables (sm.xhat).
+  using Xhat = FourOverSixThreadXhat<k4over6 ? G::kThreads : 1>;
+  struct NoXhat {};
+  std::conditional_t<k4over6, Xhat, NoXhat> xhat;
+
   // Starts copying the thread's 16 vectors into sm.x; wait_loads() and a barrier before reading.
-  __device__ Nvfp4Tile(const TileArgs& a, int64_t tile, Smem& sm) : Base(a, tile) {
+  __device__ Nvfp4Tile(const TileArgs& a, int64_t tile, Smem& sm) : Base(a, tile), xhat(make_xhat(sm)) {
     const char* p = reinterpret_cast<const char*>(this->first_vector(a));
     const uint32_t stride = static_cast<uint32_t>(a.cols) * sizeof(typename T::Raw);  // < 2^32: tile_path_ok
     const auto row = [&](int j) { return advance(p, stride, j); };
@@ -191,6 +197,11 @@ struct Nvfp4Tile : TileThread<T> {
       row_outer = outer_scale<false>(a.row_codes != nullptr ? *a.row_amax : 0.0f);
       col_outer = outer_scale<false>(a.col_codes != nullptr ? col_amax(a) : 0.0f);
     }
+  }
+
+  __device__ static auto make_xhat(Smem& sm) {
+    if constexpr (k4over6) return Xhat(sm.xhat);
+    else return NoXhat{};
   }
 
   // 6E of the encode: 4over6's, else the standard 2688.
@@ -261,10 +272,15 @@ struct Nvfp4Tile : TileThread<T> {
       for (int i = threadIdx.x; i < 2 * kScaleCodes; i += G::kThreads) {
         const bool row = i < kScaleCodes;
         const OuterScale o{0.0f, 0.0f, row ? row_outer.s_dec : col_outer.s_dec};  // (a select of structs spills)
-        sm.pt.mult[row ? 0 : 1][i % kScaleCodes] = multiplier<false>(i % kScaleCodes, o);
-        if constexpr (k4over6)
-          sm.pt.bases[row ? 0 : 1][i % kScaleCodes] =
-              num::nvfp4_four_over_six_bases(decode_ue4m3(i % kScaleCodes), row ? row_a : col_a, outer_max(a));
+        const float m = multiplier<false>(i % kScaleCodes, o);
+        sm.pt.mult[row ? 0 : 1][i % kScaleCodes] = m;
+        if constexpr (k4over6) {
+          const float fs = decode_ue4m3(i % kScaleCodes);
+          const num::Nvfp4FourOverSixBases b = num::nvfp4_four_over_six_bases(fs, row ? row_a : col_a, outer_max(a));
+          sm.pt.candidate[row ? 0 : 1][i % kScaleCodes] =
+              make_uint4(__float_as_uint(m), __float_as_uint(b.one),
+                         __float_as_uint(b.one_and_half), b.exact);
+        }
       }
     }
   }
@@ -330,25 +346,33 @@ struct Nvfp4Tile : TileThread<T> {
     else return block_scale_code(b, o.s_enc6);
   }
 
-  // Per-tensor 4over6: scale code s's candidate in an orientation, from prepare()'s tables.
-  __device__ static FourOverSixCandidate table_candidate(const Smem& sm, int orientation, uint32_t s) {
-    const num::Nvfp4FourOverSixBases& b = sm.pt.bases[orientation][s];
-    return {s, sm.pt.mult[orientation][s], b.one, b.one_and_half, b.exact};
+  // 4over6: scale code s's candidate in an orientation row with outer scale description f:
+  // per-tensor from prepare()'s table, row-scaled by division.
+  __device__ static FourOverSixCandidate candidate(const Smem& sm, int orientation, uint32_t s, const FourOverSixOuter& f) {
+    if constexpr (kRowScaled) {
+      return four_over_six_candidate(s, f);
+    } else {
+      const uint4 c = sm.pt.candidate[orientation][s];
+      return {s, __uint_as_float(c.x), __uint_as_float(c.y), __uint_as_float(c.z), c.w != 0};
+    }
   }
 
-  // 4over6 1D: the kept scale of a block with amax b and values value_at(0..15) in tile row
-  // (orientation 0) or column (1) i with outer scale o, and its codes. Per-tensor candidates come
-  // from prepare()'s tables, row-scaled ones by division.
-  template <typename ValueAt>
+  // 4over6 1D: the kept scale of a block with amax b and values x in tile row (orientation 0) or
+  // column (1) i with outer scale o, and its codes. Per-tensor candidates come from prepare()'s
+  // tables, row-scaled ones by division.
   __device__ FourOverSixChoice four_over_six_1d(const TileArgs& a, const Smem& sm, int orientation, int i, float b,
-                                                const OuterScale& o, ValueAt value_at) const {
-    const num::Nvfp4ScaleCandidates c = four_over_six_scales(b, o.s_enc);
+                                                const OuterScale& o, const float (&x)[kBlock]) const {
+    const num::Nvfp4ScaleCandidates c = four_over_six_scales<sizeof(typename T::Raw) == 2>(b, o.s_enc);
     const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, i, o);
-    if constexpr (kRowScaled) {
-      return four_over_six_choose(four_over_six_candidate(c.s6, f), four_over_six_candidate(c.s4, f), f, value_at);
+    if constexpr (!k4over6) {
+      return {};  // never called
     } else {
-      return four_over_six_choose(table_candidate(sm, orientation, c.s6), table_candidate(sm, orientation, c.s4), f,
-                                  value_at);
+      bool dirty = false;
+      const auto c6 = xhat.fill(0, candidate(sm, orientation, c.s6, f), f, dirty);
+      const auto c4 = xhat.fill(1, candidate(sm, orientation, c.s4, f), f, dirty);
+      const FourOverSixChoice r = four_over_six_choose(c6, c4, f.mse, b, x);
+      if (dirty) xhat.clear_zero();
+      return r;
     }
   }
 
@@ -386,9 +410,13 @@ struct Nvfp4Tile : TileThread<T> {
       const OuterScale& o = orientation == 0 ? row_outer : col_outer;
       const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, o.s_enc);
       const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, 0, o);
-      const float err = c.s4 == c.s6 ? 0.0f
-                                      : four_over_six_tile_error(table_candidate(sm, orientation, t % 2 ? c.s4 : c.s6),
-                                                                 f, value_at);
+      float err = 0.0f;
+      if (c.s4 != c.s6) {
+        bool dirty = false;
+        err = four_over_six_tile_error(xhat.fill(0, candidate(sm, orientation, t % 2 ? c.s4 : c.s6, f), f, dirty), f.mse,
+                                       value_at);
+        if (dirty) xhat.clear_zero();
+      }
       const float partner = __shfl_xor_sync(0xFFFFFFFFu, err, 1);
       if (t % 2 == 0)
         sm.tile_scale[orientation][ti][tj] = c.s4 != c.s6 && num::nvfp4_four_over_six_takes_map4(partner, err) ? c.s4 : c.s6;
@@ -429,7 +457,10 @@ struct Nvfp4Tile : TileThread<T> {
       uint32_t s;
       uint2 codes;
       if (k4over6 && !(k2dPossible && a.block_2d)) {
-        const FourOverSixChoice r = four_over_six_1d(a, sm, 0, row, __uint_as_float(b), o, value_at);
+        float x[kBlock];
+#pragma unroll
+        for (int e = 0; e < kBlock; ++e) x[e] = value_at(e);
+        const FourOverSixChoice r = four_over_six_1d(a, sm, 0, row, __uint_as_float(b), o, x);
         s = r.s;
         codes = r.codes;
       } else {
@@ -501,7 +532,7 @@ struct Nvfp4Tile : TileThread<T> {
     if constexpr (kRht && kPerToken) b = num::mul_rn(b, 0.25f);
     const auto value_at = [&](int j) { return v[j]; };
     if (k4over6 && !(k2dPossible && a.block_2d)) {
-      const FourOverSixChoice r = four_over_six_1d(a, sm, 1, tcol, b, o, value_at);
+      const FourOverSixChoice r = four_over_six_1d(a, sm, 1, tcol, b, o, v);
       sm.col_codes[tcol][rg ^ (cl % kTileBlocks)] = r.codes;
       sm.col_scales[tcol][rg] = static_cast<uint8_t>(r.s);
       return;
