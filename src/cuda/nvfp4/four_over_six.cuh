@@ -233,28 +233,16 @@ class FourOverSixThreadXhat {
   }
 };
 
-// The biased E2M1 magnitude (e2m1_rn_magnitude) of y for |y| <= 4.5 (no NaN): rint(2a) and
-// rint(a) + 2 suffice there, rint(a / 2) + 4 never being the smallest below 5 and rint(a) + 2
-// still 6 up to 4.5 (the tie goes to 4).
-__device__ __forceinline__ uint32_t e2m1_rn_magnitude_to_4p5(float y) {
-  const float a = fabsf(y);  // rides on the operands
-  return min(__float_as_uint(__fmaf_rn(a, 2.0f, kRoundMagic)), __float_as_uint(__fadd_rn(a, kRoundMagic + 2.0f)));
-}
-
-// How a walk rounds: kClamped for any y (e2m1_rn_magnitude: NaN, |y| >= 7); kUnclamped when every
-// |y| < 7; kNarrow4 also takes map-4's |y| <= 4.5 with two binades.
-enum class FourOverSixRounding { kClamped, kUnclamped, kNarrow4 };
-
 // Both candidates of a 1D block in one walk over its values: per element and candidate the
 // multiply, the E2M1 magnitude, x^ looked up and the term, added in element order from 0 as the
 // rule. The magnitudes are packed as they go, so the kept candidate is not encoded again.
 // Unclamped, the signs are x's, which are y's (m > 0); clamped, y6's (a NaN value makes the block
 // amax NaN, so s4 == s6 and map-6 is kept; the GPU's NaN y is positive, as the encoder's).
-template <bool kMse, FourOverSixRounding kRound, int kShift>
+// kClamped: for any y (e2m1_rn_magnitude: NaN, |y| >= 7); else every |y| < 7.
+template <bool kMse, bool kClamped, int kShift>
 __device__ __forceinline__ FourOverSixChoice four_over_six_walk(const FourOverSixLookup<kShift>& c6,
                                                                 const FourOverSixLookup<kShift>& c4,
                                                                 const float (&x)[kBlock]) {
-  constexpr bool kClamped = kRound == FourOverSixRounding::kClamped;
   float err6 = 0.0f, err4 = 0.0f;
   uint32_t words6[2], words4[2];
 #pragma unroll
@@ -267,9 +255,7 @@ __device__ __forceinline__ FourOverSixChoice four_over_six_walk(const FourOverSi
       y6[i] = num::mul_rn(x[j], c6.m);
       const float y4 = num::mul_rn(x[j], c4.m);
       k6[i] = kClamped ? e2m1_rn_magnitude(y6[i]) : e2m1_rn_magnitude_unclamped(y6[i]);
-      k4[i] = kClamped                                    ? e2m1_rn_magnitude(y4)
-              : kRound == FourOverSixRounding::kNarrow4 ? e2m1_rn_magnitude_to_4p5(y4)
-                                                        : e2m1_rn_magnitude_unclamped(y4);
+      k4[i] = kClamped ? e2m1_rn_magnitude(y4) : e2m1_rn_magnitude_unclamped(y4);
       const float t6 = four_over_six_term<kMse>(c6.xhat(k6[i]), x[j]);
       const float t4 = four_over_six_term<kMse>(c4.xhat(k4[i]), x[j]);
       err6 = j == 0 ? t6 : num::add_rn(err6, t6);  // 0 + t is t: the terms are >= +0 or NaN
@@ -284,23 +270,17 @@ __device__ __forceinline__ FourOverSixChoice four_over_six_walk(const FourOverSi
   return {map4 ? c4.s : c6.s, map4 ? make_uint2(words4[0], words4[1]) : make_uint2(words6[0], words6[1])};
 }
 
-// The kept candidate of a 1D block with amax b and values x. The walk's rounding is chosen per
-// warp (every lane of the warp calls this together), so no warp runs two walks: the clamp when
-// any lane needs it (a NaN or infinite value, a saturated or subnormal scale), two binades for
-// map-4 when every lane allows them.
+// The kept candidate of a 1D block with amax b and values x. The clamp is chosen per warp (every
+// lane of the warp calls this together), so no warp runs two walks: when any lane needs it (a NaN
+// or infinite value, a saturated or subnormal scale).
 template <int kShift>
 __device__ __forceinline__ FourOverSixChoice four_over_six_choose(const FourOverSixLookup<kShift>& c6,
                                                                   const FourOverSixLookup<kShift>& c4, bool mse, float b,
                                                                   const float (&x)[kBlock]) {
-  using R = FourOverSixRounding;
-  const float y4 = num::mul_rn(b, c4.m);
-  const bool clamp = !(num::mul_rn(b, c6.m) < 7.0f && y4 < 7.0f);  // no NaN either
-  const R round = __any_sync(0xFFFFFFFFu, clamp) ? R::kClamped : __all_sync(0xFFFFFFFFu, y4 <= 4.5f) ? R::kNarrow4 : R::kUnclamped;
+  const bool clamp = __any_sync(0xFFFFFFFFu, !(num::mul_rn(b, c6.m) < 7.0f && num::mul_rn(b, c4.m) < 7.0f));  // or NaN
   const auto walk = [&](auto mse_tag) {
     constexpr bool kMse = decltype(mse_tag)::value;
-    if (round == R::kNarrow4) return four_over_six_walk<kMse, R::kNarrow4>(c6, c4, x);
-    if (round == R::kUnclamped) return four_over_six_walk<kMse, R::kUnclamped>(c6, c4, x);
-    return four_over_six_walk<kMse, R::kClamped>(c6, c4, x);
+    return clamp ? four_over_six_walk<kMse, true>(c6, c4, x) : four_over_six_walk<kMse, false>(c6, c4, x);
   };
   return mse ? walk(std::true_type{}) : walk(std::false_type{});
 }

@@ -505,7 +505,8 @@ struct Nvfp4Tile : TileThread<T> {
         if constexpr (!kRht) acc = fold_abs<T>(acc, raw[j]);
       }
       acc = clear_folded_signs<T>(acc);
-#pragma unroll
+      // 4over6: one copy of the column encode (its walks would otherwise crowd the instruction cache).
+#pragma unroll(k4over6 ? 1 : kPerWord<T>)
       for (int h = 0; h < kPerWord<T>; ++h) encode_col<kRedo>(a, sm, tile16, blocks, seed, offset, raw, acc, w * kPerWord<T> + h, h, redo);
     }
     return redo;
