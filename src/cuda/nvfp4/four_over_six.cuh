@@ -1,11 +1,12 @@
 // 4over6 on the device (numerics §5c): which of its two candidate scales a block or a 16x16 tile
 // keeps, in the steps and order of the CPU reference (cpu/nvfp4/four_over_six.h), every scalar
 // step numerics/nvfp4_four_over_six.h's. A candidate's decoded value x^ depends only on its code:
-// each candidate derives its two bases once (two divisions) and every element's x^ from them by an
-// exponent add (nvfp4_four_over_six_value_of_bases; where the bases are not exact, a rare block at
-// the ends of the float range, from the rule itself). A negative code's x^ is the negated
-// positive one (round to nearest is symmetric), and the code's sign is that of y = x * m (a NaN y,
-// positive on the GPU, encodes as +6); no table: the common path keeps everything in registers.
+// each candidate derives its two bases once and its 8 x^ from them by exponent adds
+// (nvfp4_four_over_six_value_of_bases; where the bases are not exact, a rare block at the ends of
+// the float range, from the rule itself). The tile kernels look x^ up in per-thread shared-memory
+// tables; the one-thread-per-block kernels (four_over_six_error) add in registers. A negative
+// code's x^ is the negated positive one (round to nearest is symmetric), and the code's sign is
+// that of y = x * m (a NaN y, positive on the GPU, encodes as +6).
 #pragma once
 #include <type_traits>
 
@@ -295,8 +296,8 @@ __device__ __forceinline__ float four_over_six_tile_error(uint32_t s, const Four
   return num::nvfp4_four_over_six_tile_error(rows);
 }
 
-// four_over_six_tile_error of a tabulated candidate (the per-tensor tables): each row's terms as
-// the 1D walk adds them, clamped.
+// four_over_six_tile_error of a candidate in the thread's tables: each row's terms as the 1D walk
+// adds them, clamped.
 template <bool kMse, int kShift, typename ValueAt>
 __device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixLookup<kShift>& c, ValueAt value_at) {
   float rows[kBlock];

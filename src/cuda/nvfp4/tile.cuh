@@ -278,8 +278,7 @@ struct Nvfp4Tile : TileThread<T> {
           const float fs = decode_ue4m3(i % kScaleCodes);
           const num::Nvfp4FourOverSixBases b = num::nvfp4_four_over_six_bases(fs, row ? row_a : col_a, outer_max(a));
           sm.pt.candidate[row ? 0 : 1][i % kScaleCodes] =
-              make_uint4(__float_as_uint(m), __float_as_uint(b.one),
-                         __float_as_uint(b.one_and_half), b.exact);
+              make_uint4(__float_as_uint(m), __float_as_uint(b.one), __float_as_uint(b.one_and_half), b.exact);
         }
       }
     }
