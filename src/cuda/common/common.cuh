@@ -24,6 +24,13 @@ namespace lowp::cuda {
 __device__ __forceinline__ void wait_for_predecessor() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 __device__ __forceinline__ void allow_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 
+// prmt.b32 with the sign-replicating selectors (bit 3 of a selector nibble) __byte_perm lacks.
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
+  return d;
+}
+
 template <typename T>
 __device__ __forceinline__ float to_f32(typename T::Raw r);
 template <>

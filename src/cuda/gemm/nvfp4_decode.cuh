@@ -5,13 +5,9 @@
 #pragma once
 #include <cstdint>
 
-namespace lowp::cuda::gemm_sm90 {
+#include "cuda/common/common.cuh"
 
-__device__ __forceinline__ uint32_t byte_perm(uint32_t a, uint32_t b, uint32_t selector) {
-  uint32_t d;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
-  return d;
-}
+namespace lowp::cuda::gemm_sm90 {
 
 // Two E4M3 bytes (low, high half of `pair`) -> f16x2, exact.
 __device__ __forceinline__ uint32_t e4m3x2_to_f16x2(uint16_t pair) {
@@ -40,8 +36,8 @@ __device__ __forceinline__ uint32_t scale_times64_f16x2(uint32_t scale_byte) {
 __device__ __forceinline__ void decode_e2m1x8_div64(uint32_t w, uint32_t (&out)[4]) {
   const uint32_t even = ((w << 2) & 0x1C1C1C1Cu) | ((w << 4) & 0x80808080u);  // elements 0,2,4,6
   const uint32_t odd = ((w >> 2) & 0x1C1C1C1Cu) | (w & 0x80808080u);         // elements 1,3,5,7
-  const uint32_t p01_23 = byte_perm(even, odd, 0x5140u);  // bytes e0 e1 e2 e3
-  const uint32_t p45_67 = byte_perm(even, odd, 0x7362u);  // bytes e4 e5 e6 e7
+  const uint32_t p01_23 = prmt(even, odd, 0x5140u);  // bytes e0 e1 e2 e3
+  const uint32_t p45_67 = prmt(even, odd, 0x7362u);  // bytes e4 e5 e6 e7
   out[0] = e4m3x2_to_f16x2(static_cast<uint16_t>(p01_23));
   out[1] = e4m3x2_to_f16x2(static_cast<uint16_t>(p01_23 >> 16));
   out[2] = e4m3x2_to_f16x2(static_cast<uint16_t>(p45_67));
@@ -51,7 +47,7 @@ __device__ __forceinline__ void decode_e2m1x8_div64(uint32_t w, uint32_t (&out)[
 // The UE4M3 block scale in byte b of `scales` -> (s, s) as f16x2, exact; `selector` is
 // 0x4400 | b | b << 4, which copies byte b into both low bytes.
 __device__ __forceinline__ uint32_t scale_f16x2(uint32_t scales, uint32_t selector) {
-  return e4m3x2_to_f16x2(static_cast<uint16_t>(byte_perm(scales, 0u, selector)));
+  return e4m3x2_to_f16x2(static_cast<uint16_t>(prmt(scales, 0u, selector)));
 }
 
 // Eight E2M1 codes (element 2j in bits 3:0 of byte j) -> four f16x2 words holding e2m1(q) * 2^-14
@@ -62,10 +58,10 @@ __device__ __forceinline__ uint32_t scale_f16x2(uint32_t scales, uint32_t select
 __device__ __forceinline__ void decode_e2m1x8_scaled_permuted(uint32_t w, uint32_t (&out)[4]) {
   const uint32_t lo = ((w << 1) & 0x0E0E0E0Eu) | ((w << 4) & 0x80808080u);  // fp16 high bytes of 0, 2, 4, 6
   const uint32_t hi = ((w >> 3) & 0x0E0E0E0Eu) | (w & 0x80808080u);         // of 1, 3, 5, 7
-  out[0] = byte_perm(lo, 0u, 0x1404u);
-  out[1] = byte_perm(lo, 0u, 0x3424u);
-  out[2] = byte_perm(hi, 0u, 0x1404u);
-  out[3] = byte_perm(hi, 0u, 0x3424u);
+  out[0] = prmt(lo, 0u, 0x1404u);
+  out[1] = prmt(lo, 0u, 0x3424u);
+  out[2] = prmt(hi, 0u, 0x1404u);
+  out[3] = prmt(hi, 0u, 0x3424u);
 }
 
 }  // namespace lowp::cuda::gemm_sm90

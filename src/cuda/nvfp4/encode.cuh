@@ -42,13 +42,6 @@ __device__ __forceinline__ bool normal_unsaturated(float block_amax, float s_enc
   return s >= 8u && __fmul_rn(block_amax, s_enc6) <= 480.0f;
 }
 
-// prmt.b32 with the sign-replicating selectors (bit 3 of a selector nibble) __byte_perm lacks.
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector) {
-  uint32_t d;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
-  return d;
-}
-
 // SR (numerics §7) on fp16's own grid, two elements per step. Scaled by 2^-14 toward zero,
 // a = min(|y|, 6) becomes h whose fp16 bits 9..11 are the largest E2M1 code <= a: below 2 the
 // scaled values are fp16 subnormals or in its lowest normal binade (one ulp per 2^-10 of a),
