@@ -296,27 +296,17 @@ __device__ __forceinline__ float four_over_six_tile_error(uint32_t s, const Four
   return num::nvfp4_four_over_six_tile_error(rows);
 }
 
-// four_over_six_tile_error of a candidate in the thread's tables: each row's terms as the 1D walk
-// adds them, clamped.
-template <bool kMse, int kShift, typename ValueAt>
-__device__ __forceinline__ float four_over_six_tile_error_as(const FourOverSixLookup<kShift>& c, ValueAt value_at) {
-  float rows[kBlock];
-#pragma unroll 1
-  for (int r = 0; r < kBlock; ++r) {
-    float err = 0.0f;
+// One row of a 16x16 tile under a candidate in the thread's tables: its terms added in element
+// order from 0, clamped (four_over_six_error's row sum).
+template <bool kMse, int kShift>
+__device__ __forceinline__ float four_over_six_row_error(const FourOverSixLookup<kShift>& c, const float (&x)[kBlock]) {
+  float err = 0.0f;
 #pragma unroll
-    for (int j = 0; j < kBlock; ++j) {
-      const float x = value_at(r, j);
-      err = num::add_rn(err, four_over_six_term<kMse>(c.xhat(e2m1_rn_magnitude(num::mul_rn(x, c.m))), x));
-    }
-    rows[r] = err;
+  for (int j = 0; j < kBlock; ++j) {
+    const float t = four_over_six_term<kMse>(c.xhat(e2m1_rn_magnitude(num::mul_rn(x[j], c.m))), x[j]);
+    err = j == 0 ? t : num::add_rn(err, t);
   }
-  return num::nvfp4_four_over_six_tile_error(rows);
-}
-template <int kShift, typename ValueAt>
-__device__ __forceinline__ float four_over_six_tile_error(const FourOverSixLookup<kShift>& c, bool mse, ValueAt value_at) {
-  if (mse) return four_over_six_tile_error_as<true>(c, value_at);
-  return four_over_six_tile_error_as<false>(c, value_at);
+  return err;
 }
 
 }  // namespace lowp::cuda::nvfp4

@@ -385,8 +385,9 @@ struct Nvfp4Tile : TileThread<T> {
 
   // 4over6 with 2D blocks (per-tensor only): the kept scale of each of the tile's 8 x 8 16x16
   // tiles, for each produced orientation (its own amax), into sm.tile_scale. Threads 0..127 take
-  // tile t / 2 and candidate t % 2 (from the tables, no division), partners exchange their errors.
-  // After the loads' barrier; a barrier before the encode reads them.
+  // tile t / 2 and candidate t % 2 of both orientations (table slot = orientation) and read each
+  // row of the tile once for both; partners exchange their errors. After the loads' barrier; a
+  // barrier before the encode reads them.
   __device__ void choose_tiles(const TileArgs& a, Smem& sm) const {
     static_assert(k2dPossible && k4over6, "4over6 2D is per-tensor only");
     constexpr int kPairs = kTileBlocks * kTileBlocks;
@@ -403,22 +404,44 @@ struct Nvfp4Tile : TileThread<T> {
     for (int r = 0; r < kBlock; ++r)
       for (int c = 0; c < kBlock; ++c) bits = fold(bits, value_at(r, c));
     const float b = __uint_as_float(bits);
+    num::Nvfp4ScaleCandidates c[2];
+    FourOverSixLookup<Xhat::kShift> mine[2]{};
+    bool measured[2], dirty = false;  // measured: produced with two different candidates
+#pragma unroll
+    for (int orientation = 0; orientation < 2; ++orientation) {
+      const OuterScale& o = orientation == 0 ? row_outer : col_outer;
+      c[orientation] = num::nvfp4_four_over_six_scales(b, o.s_enc);
+      measured[orientation] =
+          (orientation == 0 ? a.row_codes : a.col_codes) != nullptr && c[orientation].s4 != c[orientation].s6;
+      if (measured[orientation]) {
+        const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, 0, o);
+        mine[orientation] =
+            xhat.fill(orientation, candidate(sm, orientation, t % 2 ? c[orientation].s4 : c[orientation].s6, f), f, dirty);
+      }
+    }
+    float rows[2][kBlock];
+    const auto errors = [&](auto mse_tag) {
+      constexpr bool kMse = decltype(mse_tag)::value;
+#pragma unroll 1
+      for (int r = 0; r < kBlock; ++r) {
+        float x[kBlock];
+#pragma unroll
+        for (int j = 0; j < kBlock; ++j) x[j] = value_at(r, j);
+#pragma unroll
+        for (int orientation = 0; orientation < 2; ++orientation)
+          if (measured[orientation]) rows[orientation][r] = four_over_six_row_error<kMse>(mine[orientation], x);
+      }
+    };
+    if (a.four_over_six_mse) errors(std::true_type{});
+    else errors(std::false_type{});
+    if (dirty) xhat.clear_zero();
 #pragma unroll 1
     for (int orientation = 0; orientation < 2; ++orientation) {
       if ((orientation == 0 ? a.row_codes : a.col_codes) == nullptr) continue;  // uniform
-      const OuterScale& o = orientation == 0 ? row_outer : col_outer;
-      const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, o.s_enc);
-      const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, 0, o);
-      float err = 0.0f;
-      if (c.s4 != c.s6) {
-        bool dirty = false;
-        err = four_over_six_tile_error(xhat.fill(0, candidate(sm, orientation, t % 2 ? c.s4 : c.s6, f), f, dirty), f.mse,
-                                       value_at);
-        if (dirty) xhat.clear_zero();
-      }
+      const float err = measured[orientation] ? num::nvfp4_four_over_six_tile_error(rows[orientation]) : 0.0f;
       const float partner = __shfl_xor_sync(0xFFFFFFFFu, err, 1);
-      if (t % 2 == 0)
-        sm.tile_scale[orientation][ti][tj] = c.s4 != c.s6 && num::nvfp4_four_over_six_takes_map4(partner, err) ? c.s4 : c.s6;
+      const num::Nvfp4ScaleCandidates& k = c[orientation];
+      if (t % 2 == 0) sm.tile_scale[orientation][ti][tj] = measured[orientation] && num::nvfp4_four_over_six_takes_map4(partner, err) ? k.s4 : k.s6;
     }
   }
 
