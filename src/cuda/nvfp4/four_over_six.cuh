@@ -276,8 +276,8 @@ __device__ __forceinline__ FourOverSixChoice four_over_six_walk(const FourOverSi
 // or infinite value, a saturated or subnormal scale).
 template <int kShift>
 __device__ __forceinline__ FourOverSixChoice four_over_six_choose(const FourOverSixLookup<kShift>& c6,
-                                                                  const FourOverSixLookup<kShift>& c4, bool mse, float b,
-                                                                  const float (&x)[kBlock]) {
+                                                                  const FourOverSixLookup<kShift>& c4, bool mse,
+                                                                  float b, const float (&x)[kBlock]) {
   const bool clamp = __any_sync(0xFFFFFFFFu, !(num::mul_rn(b, c6.m) < 7.0f && num::mul_rn(b, c4.m) < 7.0f));  // or NaN
   const auto walk = [&](auto mse_tag) {
     constexpr bool kMse = decltype(mse_tag)::value;

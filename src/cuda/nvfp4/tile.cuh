@@ -347,7 +347,8 @@ struct Nvfp4Tile : TileThread<T> {
 
   // 4over6: scale code s's candidate in an orientation row with outer scale description f:
   // per-tensor from prepare()'s table, row-scaled by division.
-  __device__ static FourOverSixCandidate candidate(const Smem& sm, int orientation, uint32_t s, const FourOverSixOuter& f) {
+  __device__ static FourOverSixCandidate candidate(const Smem& sm, int orientation, uint32_t s,
+                                                   const FourOverSixOuter& f) {
     if constexpr (kRowScaled) {
       return four_over_six_candidate(s, f);
     } else {
@@ -415,8 +416,8 @@ struct Nvfp4Tile : TileThread<T> {
           (orientation == 0 ? a.row_codes : a.col_codes) != nullptr && c[orientation].s4 != c[orientation].s6;
       if (measured[orientation]) {
         const FourOverSixOuter f = four_over_six_outer(a, sm, orientation, 0, o);
-        mine[orientation] =
-            xhat.fill(orientation, candidate(sm, orientation, t % 2 ? c[orientation].s4 : c[orientation].s6, f), f, dirty);
+        const uint32_t s = t % 2 ? c[orientation].s4 : c[orientation].s6;
+        mine[orientation] = xhat.fill(orientation, candidate(sm, orientation, s, f), f, dirty);
       }
     }
     float rows[2][kBlock];
@@ -441,7 +442,8 @@ struct Nvfp4Tile : TileThread<T> {
       const float err = measured[orientation] ? num::nvfp4_four_over_six_tile_error(rows[orientation]) : 0.0f;
       const float partner = __shfl_xor_sync(0xFFFFFFFFu, err, 1);
       const num::Nvfp4ScaleCandidates& k = c[orientation];
-      if (t % 2 == 0) sm.tile_scale[orientation][ti][tj] = measured[orientation] && num::nvfp4_four_over_six_takes_map4(partner, err) ? k.s4 : k.s6;
+      if (t % 2 == 0)
+        sm.tile_scale[orientation][ti][tj] = measured[orientation] && num::nvfp4_four_over_six_takes_map4(partner, err) ? k.s4 : k.s6;
     }
   }
 
