@@ -98,8 +98,8 @@ __device__ __forceinline__ FourOverSixCandidate four_over_six_candidate(uint32_t
 }
 
 // A candidate's 8 decoded values x^ (codes 0..7) as bits, written by put(code, bits): from its
-// bases by exponent adds where they are exact (nvfp4_four_over_six_value_of_bases: codes 1, 2,
-// 4, 6 scale one, codes 3, 5, 7 one_and_half), else from the rule.
+// bases where they are exact (nvfp4_four_over_six_value_of_bases: exponent adds, the codes
+// constants), else from the rule.
 template <typename Put>
 __device__ __forceinline__ void four_over_six_values(float fs, const num::Nvfp4FourOverSixBases& b, float amax,
                                                      float outer_max, Put put) {
@@ -109,15 +109,8 @@ __device__ __forceinline__ void four_over_six_values(float fs, const num::Nvfp4F
       put(code, __float_as_uint(num::nvfp4_four_over_six_value(static_cast<uint8_t>(code), fs, amax, outer_max)));
     return;
   }
-  const uint32_t one = __float_as_uint(b.one), half = __float_as_uint(b.one_and_half);
-  put(0, 0u);
-  put(1, one - 0x800000u);
-  put(2, one);
-  put(3, half);
-  put(4, one + 0x800000u);
-  put(5, half + 0x800000u);
-  put(6, one + 0x1000000u);
-  put(7, half + 0x1000000u);
+#pragma unroll
+  for (uint32_t code = 0; code < 8; ++code) put(code, __float_as_uint(num::nvfp4_four_over_six_value_of_bases(code, b)));
 }
 
 // One element's error term from its magnitude x^ (x^ carries y's sign, which is x's wherever x^
@@ -128,26 +121,13 @@ __device__ __forceinline__ float four_over_six_term(float magnitude, float x) {
   return kMse ? num::mul_rn(d, d) : fabsf(d);
 }
 
-// b / 6 as numerics' div_rn: for a 16-bit input's amax (at most 11 significant bits) a product and
-// one correction step are correctly rounded (checked on every 8- and 11-bit significand) while
-// the remainder stays normal; elsewhere the division.
-template <bool kShortSignificand>
-__device__ __forceinline__ float four_over_six_sixth(float b) {
-  if constexpr (kShortSignificand) {
-    if (b >= 0x1p-100f && b <= 0x1p126f) {
-      constexpr float kSixth = 1.0f / 6.0f;
-      const float q = __fmul_rn(b, kSixth);
-      return __fmaf_rn(__fmaf_rn(-q, 6.0f, b), kSixth, q);
-    }
-  }
-  return __fdiv_rn(b, 6.0f);
-}
-
 // num::nvfp4_four_over_six_scales with both E4M3 encodes as one convert (fp8x2 equals
-// num::encode_e4m3 on every input; the minimum leaves no NaN).
-template <bool kShortSignificand = false>
+// num::encode_e4m3 on every input; the minimum leaves no NaN). k16Bit: b is an amax of bf16 or
+// fp16 values, whose b / 6 needs no division.
+template <bool k16Bit = false>
 __device__ __forceinline__ num::Nvfp4ScaleCandidates four_over_six_scales(float b, float s_enc) {
-  const float base = num::mul_rn(four_over_six_sixth<kShortSignificand>(b), s_enc);
+  const float sixth = k16Bit ? num::nvfp4_four_over_six_sixth_of_16bit(b) : num::div_rn(b, 6.0f);
+  const float base = num::mul_rn(sixth, s_enc);
   const uint32_t c = fp8x2<true>(fminf(base, 448.0f), fminf(num::mul_rn(base, 1.5f), 448.0f));
   return {static_cast<uint8_t>(c & 0xFFu), static_cast<uint8_t>(c >> 8)};
 }
