@@ -190,7 +190,7 @@ class FourOverSixThreadXhat {
   // Code 0's entries written 0 (before the first lookup; no barrier: only this thread reads them).
   __device__ explicit FourOverSixThreadXhat(FourOverSixThreadTables<kThreads>& t) {
 #pragma unroll
-    for (int c = 0; c < 2; ++c) at_[c] = static_cast<uint32_t>(__cvta_generic_to_shared(&t.v[0][c][threadIdx.x]));
+    for (int c = 0; c < 2; ++c) at_[c] = shared_address(&t.v[0][c][threadIdx.x]);
     clear_zero();
   }
   __device__ void clear_zero() const {

@@ -89,7 +89,7 @@ __device__ __forceinline__ uint64_t evict_first_policy() {
 // evict_first_policy().
 template <bool kEvictFirst>
 __device__ __forceinline__ void copy_async16(void* dst, const void* src, bool live = true) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  const uint32_t d = shared_address(dst);
   const int n = live ? 16 : 0;
   if constexpr (kEvictFirst) {
     asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;" ::"r"(d), "l"(src), "r"(n),
@@ -125,6 +125,9 @@ struct Nvfp4Tile : TileThread<T> {
   // clamped, which is cheaper than a per-block choice between two copies of the encode (the
   // per-tensor way).
   static constexpr bool kClampLater = kRowOuter && !kSr;
+  // Per-tensor 4over6 stages each scale code's candidate, its multiplier included, instead of
+  // the multiplier alone.
+  static constexpr bool kPerTensorCandidates = k4over6 && !kRowOuter;
 
   // Dynamic shared memory (the fp32 tile alone is 64 KiB).
   struct BaseSmem {
@@ -132,9 +135,9 @@ struct Nvfp4Tile : TileThread<T> {
     uint2 col_codes[kTile][kTileBlocks];  // [tile column][16-row chunk, swizzled]: 16 codes each
     union {
       struct {
-        float mult[2][kScaleCodes];  // multiplier of each scale code, row / col
+        float mult[2][kPerTensorCandidates ? 1 : kScaleCodes];  // multiplier of each scale code, row / col
         // 4over6: each scale code's candidate {multiplier, bases, exact} as bits, row / col.
-        uint4 candidate[2][k4over6 && !kRowOuter ? kScaleCodes : 1];
+        uint4 candidate[2][kPerTensorCandidates ? kScaleCodes : 1];
       } pt;  // per-tensor
       struct {
         float scale[2][kTile];             // S_enc * 2^64 of each tile row / column
@@ -188,7 +191,7 @@ struct Nvfp4Tile : TileThread<T> {
     }
     if constexpr (kPerToken) prepare_reciprocals(sm);  // needs no amax: before the wait
     wait_for_predecessor();  // launched early: the amaxes below and in prepare() are its output
-    if constexpr (k4over6 && !kRowOuter) {
+    if constexpr (kPerTensorCandidates) {
       row_a = a.row_codes != nullptr ? *a.row_amax : 0.0f;
       col_a = a.col_codes != nullptr ? col_amax(a) : 0.0f;
       row_outer = outer_scale<false>(row_a, outer_max(a));
@@ -273,8 +276,9 @@ struct Nvfp4Tile : TileThread<T> {
         const bool row = i < kScaleCodes;
         const OuterScale o{0.0f, 0.0f, row ? row_outer.s_dec : col_outer.s_dec};  // (a select of structs spills)
         const float m = multiplier<false>(i % kScaleCodes, o);
-        sm.pt.mult[row ? 0 : 1][i % kScaleCodes] = m;
-        if constexpr (k4over6) {
+        if constexpr (!kPerTensorCandidates) {
+          sm.pt.mult[row ? 0 : 1][i % kScaleCodes] = m;
+        } else {
           const float fs = decode_ue4m3(i % kScaleCodes);
           const num::Nvfp4FourOverSixBases b = num::nvfp4_four_over_six_bases(fs, row ? row_a : col_a, outer_max(a));
           sm.pt.candidate[row ? 0 : 1][i % kScaleCodes] =
@@ -377,10 +381,11 @@ struct Nvfp4Tile : TileThread<T> {
   }
 
   // The element multiplier of scale code s in an orientation row with outer scale o: per-token's
-  // from the staged reciprocals, row-scaled's by a division, per-tensor's from the table.
+  // from the staged reciprocals, row-scaled's by a division, per-tensor's from the table (4over6's candidates).
   __device__ static float block_multiplier(const Smem& sm, int orientation, uint32_t s, const OuterScale& o) {
     if constexpr (kPerToken) return token_multiplier(sm, s, o);
     else if constexpr (kRowScaled) return multiplier<false>(s, o);
+    else if constexpr (kPerTensorCandidates) return __uint_as_float(sm.pt.candidate[orientation][s].x);
     else return sm.pt.mult[orientation][s];
   }
 

@@ -65,17 +65,15 @@ struct MemberCursor {
   }
 };
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-
 // A strip's copy of `bytes` (0: none, a row past the matrix) completing on bar (arrive count 1).
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
   if (bytes == 0) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
     return;
   }
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
-               "l"(src), "r"(bytes), "r"(smem_addr(bar))
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(shared_address(dst)),
+               "l"(src), "r"(bytes), "r"(shared_address(bar))
                : "memory");
 }
 
@@ -84,7 +82,7 @@ __device__ __forceinline__ void wait_phase(uint64_t* bar, uint32_t parity) {
   do {
     asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                  : "=r"(done)
-                 : "r"(smem_addr(bar)), "r"(parity)
+                 : "r"(shared_address(bar)), "r"(parity)
                  : "memory");
   } while (!done);
 }
@@ -167,7 +165,7 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm)
     bulk_copy(sm.x[i % kBuffers], static_cast<const typename T::Raw*>(a.x) + r0 * kCols, bytes, &sm.full[i % kBuffers]);
   };
   if (t == 0) {
-    for (int b = 0; b < kBuffers; ++b) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&sm.full[b])) : "memory");
+    for (int b = 0; b < kBuffers; ++b) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&sm.full[b])) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
