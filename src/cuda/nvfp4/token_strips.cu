@@ -71,9 +71,10 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t b
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
     return;
   }
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes) : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(shared_address(dst)),
-               "l"(src), "r"(bytes), "r"(shared_address(bar))
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               ::"r"(shared_address(dst)), "l"(src), "r"(bytes), "r"(shared_address(bar))
                : "memory");
 }
 
@@ -165,7 +166,8 @@ __global__ void __launch_bounds__(kStripThreads, kBlocksPerSm)
     bulk_copy(sm.x[i % kBuffers], static_cast<const typename T::Raw*>(a.x) + r0 * kCols, bytes, &sm.full[i % kBuffers]);
   };
   if (t == 0) {
-    for (int b = 0; b < kBuffers; ++b) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&sm.full[b])) : "memory");
+    for (int b = 0; b < kBuffers; ++b)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&sm.full[b])) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
