@@ -17,9 +17,6 @@ namespace lowp::num {
 struct Nvfp4ScaleCandidates {
   uint8_t s6, s4;
 };
-LOWP_HD float nvfp4_four_over_six_base(float block_amax, float s_enc) {
-  return mul_rn(div_rn(block_amax, 6.0f), s_enc);
-}
 // div_rn(b, 6) without the division for an amax of 16-bit values (bf16 or fp16: at most 11
 // significant bits): q = b * RN(1/6) and one correction by its exact remainder, the division
 // only where that remainder could leave the normal range. numerics_four_over_six_test checks it
@@ -28,6 +25,10 @@ LOWP_HD float nvfp4_four_over_six_sixth_of_16bit(float b) {
   if (!(b >= 0x1p-100f && b <= 0x1p126f)) return div_rn(b, 6.0f);
   const float q = mul_rn(b, kOneSixth);
   return fma_rn(fma_rn(-q, 6.0f, b), kOneSixth, q);
+}
+// base; of_16bit: b is an amax of bf16 or fp16 values, whose b / 6 takes the shortcut above.
+LOWP_HD float nvfp4_four_over_six_base(float block_amax, float s_enc, bool of_16bit = false) {
+  return mul_rn(of_16bit ? nvfp4_four_over_six_sixth_of_16bit(block_amax) : div_rn(block_amax, 6.0f), s_enc);
 }
 LOWP_HD Nvfp4ScaleCandidates nvfp4_four_over_six_scales(float block_amax, float s_enc) {
   const float base = nvfp4_four_over_six_base(block_amax, s_enc);

@@ -97,22 +97,6 @@ __device__ __forceinline__ FourOverSixCandidate four_over_six_candidate(uint32_t
   return {s, num::nvfp4_multiplier_per_tensor_of(fs, f.o.s_dec), b.one, b.one_and_half, b.exact};
 }
 
-// A candidate's 8 decoded values x^ (codes 0..7) as bits, written by put(code, bits): from its
-// bases where they are exact (nvfp4_four_over_six_value_of_bases: exponent adds, the codes
-// constants), else from the rule.
-template <typename Put>
-__device__ __forceinline__ void four_over_six_values(float fs, const num::Nvfp4FourOverSixBases& b, float amax,
-                                                     float outer_max, Put put) {
-  if (!b.exact) {
-#pragma unroll 1
-    for (uint32_t code = 0; code < 8; ++code)
-      put(code, __float_as_uint(num::nvfp4_four_over_six_value(static_cast<uint8_t>(code), fs, amax, outer_max)));
-    return;
-  }
-#pragma unroll
-  for (uint32_t code = 0; code < 8; ++code) put(code, __float_as_uint(num::nvfp4_four_over_six_value_of_bases(code, b)));
-}
-
 // One element's error term from its magnitude x^ (x^ carries y's sign, which is x's wherever x^
 // is not 0, so |x^ - x| and (x^ - x)^2 are those of |x^| - |x|), absolute or squared.
 template <bool kMse>
@@ -122,12 +106,11 @@ __device__ __forceinline__ float four_over_six_term(float magnitude, float x) {
 }
 
 // num::nvfp4_four_over_six_scales with both E4M3 encodes as one convert (fp8x2 equals
-// num::encode_e4m3 on every input; the minimum leaves no NaN). k16Bit: b is an amax of bf16 or
-// fp16 values, whose b / 6 needs no division.
+// num::encode_e4m3 on every input; fminf, which leaves no NaN either, is one instruction where
+// num::fmin_num is several). k16Bit: b is an amax of bf16 or fp16 values (b / 6 by the shortcut).
 template <bool k16Bit = false>
 __device__ __forceinline__ num::Nvfp4ScaleCandidates four_over_six_scales(float b, float s_enc) {
-  const float sixth = k16Bit ? num::nvfp4_four_over_six_sixth_of_16bit(b) : num::div_rn(b, 6.0f);
-  const float base = num::mul_rn(sixth, s_enc);
+  const float base = num::nvfp4_four_over_six_base(b, s_enc, k16Bit);
   const uint32_t c = fp8x2<true>(fminf(base, 448.0f), fminf(num::mul_rn(base, 1.5f), 448.0f));
   return {static_cast<uint8_t>(c & 0xFFu), static_cast<uint8_t>(c >> 8)};
 }
@@ -182,8 +165,10 @@ class FourOverSixThreadXhat {
   // every call), on scalars (a reference would store its object to the stack on every block).
   static __device__ __noinline__ void fill_by_rule(uint32_t at, uint32_t s, float amax, float outer_max) {
     const float fs = decode_ue4m3(s);
-    four_over_six_values(fs, {0.0f, 0.0f, false}, amax, outer_max,
-                         [&](uint32_t code, uint32_t bits) { st_shared_b32(at + code * kCodeBytes, bits); });
+#pragma unroll 1
+    for (uint32_t code = 0; code < 8; ++code)
+      st_shared_b32(at + code * kCodeBytes,
+                    __float_as_uint(num::nvfp4_four_over_six_value(static_cast<uint8_t>(code), fs, amax, outer_max)));
   }
 
  public:
@@ -206,9 +191,10 @@ class FourOverSixThreadXhat {
       fill_by_rule(at, cand.s, f.amax, f.outer_max);
       dirty = true;
     } else {
-      four_over_six_values(0.0f, {cand.one, cand.one_and_half, true}, 0.0f, 0.0f, [&](uint32_t code, uint32_t bits) {
-        if (code != 0) st_shared_b32(at + code * kCodeBytes, bits);
-      });
+      const num::Nvfp4FourOverSixBases bases{cand.one, cand.one_and_half, true};
+#pragma unroll
+      for (uint32_t code = 1; code < 8; ++code)
+        st_shared_b32(at + code * kCodeBytes, __float_as_uint(num::nvfp4_four_over_six_value_of_bases(code, bases)));
     }
     return {cand.s, cand.m, at};
   }
