@@ -25,8 +25,8 @@ from lowp import _lowp
 import lowp.torch  # noqa: F401  (registers torch.ops.lowp)
 
 RECIPES = {
-    "fp8_current": dict(recipe="fp8_current", columnwise=True),
-    "nvfp4_per_token": dict(recipe="nvfp4_per_token", columnwise=True),
+    "fp8_current": dict(scaling="fp8_current", columnwise=True),
+    "nvfp4_per_token": dict(scaling="nvfp4_per_token", columnwise=True),
 }
 
 

@@ -1,10 +1,12 @@
 """The public functions: names and choices as strings, results as typed records. PyTorch tensors
-go through the registered ``torch.ops.lowp`` operators (lowp/torch.py), so these functions also
+go through the registered ``torch.ops.lowp`` operators (lowp/torch/_ops.py), so these functions also
 run under ``torch.compile`` and CUDA-graph capture; every other array goes straight to
 lowp/_core.py. The array ops call nothing of the extension here, so dynamo traces them.
 """
 from __future__ import annotations
 
+import functools
+import warnings
 from typing import Any, Optional
 
 from . import _core, _lowp
@@ -12,7 +14,7 @@ from ._arrays import coerce, is_torch
 from ._types import (Array, GroupedQuantizedTensor, Nvfp4GroupedTensor, QuantizedLayout, QuantizedPart,
                      QuantizedSizes, QuantizedTensor)
 
-RECIPES = {
+SCALINGS = {
     "fp8_delayed": _lowp.SCALING_DELAYED,
     "fp8_current": _lowp.SCALING_CURRENT,
     "fp8_per_token": _lowp.SCALING_PER_TOKEN,
@@ -33,15 +35,32 @@ PARTS = {"rowwise": _lowp.PARTS_ROWWISE, "columnwise": _lowp.PARTS_COLUMNWISE, "
 ACTIVATIONS = {"gelu_tanh": _lowp.ACTIVATION_GELU_TANH, "silu": _lowp.ACTIVATION_SILU,
                "relu": _lowp.ACTIVATION_RELU}
 AMAX_ALGOS = {"max": _lowp.AMAX_ALGO_MAX, "most_recent": _lowp.AMAX_ALGO_MOST_RECENT}
-_FP8_RECIPES = ("fp8_delayed", "fp8_current", "fp8_per_token")
+_FP8_SCALINGS = ("fp8_delayed", "fp8_current", "fp8_per_token")
 # Whether an NVFP4 role's defaults (None: no role) put the columnwise copy in the RHT domain, read
 # from the library once here (the functions below call nothing of the extension: dynamo traces them).
 _COLUMNWISE_RHT = {role: _lowp.QuantConfig(role=None if role is None else ROLES[role]).rht
                    for role in (None, *ROLES)}
 _GROUP_ARRAYS = ("first_dims", "last_dims", "offsets")
 
-# Filled by lowp/torch.py on import: op name -> torch.ops.lowp.<name>.default.
+# Filled by lowp/torch/_ops.py on import: op name -> torch.ops.lowp.<name>.default.
 TORCH_OPS: dict = {}
+
+
+def _scaling_keyword(fn):
+    """Takes the old keyword ``recipe=`` for ``scaling=`` with a DeprecationWarning: "recipe" is
+    what a user trains with (lowp.recipes); these ops take one scaling."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if "recipe" in kwargs:
+            if "scaling" in kwargs:
+                raise TypeError(f"{fn.__name__}: give scaling= alone (recipe= is its deprecated name)")
+            warnings.warn(f"{fn.__name__}(recipe=...) is deprecated; use scaling=...", DeprecationWarning,
+                          stacklevel=2)
+            kwargs["scaling"] = kwargs.pop("recipe")
+        return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def _choice(arg, value, table):
@@ -86,13 +105,14 @@ def _layout(x, arrays, names):
     return arrays if is_torch(x) else [coerce(a, n) for a, n in zip(arrays, names)]
 
 
-def _none_or_fp8(recipe, **knobs):
+def _none_or_fp8(scaling, **knobs):
     for name, value in knobs.items():
         if value is not None:
-            raise ValueError(f"{name}: an NVFP4 knob; recipe {recipe!r} does not take it")
+            raise ValueError(f"{name}: an NVFP4 knob; scaling {scaling!r} does not take it")
 
 
-def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = None, rowwise: bool = True,
+@_scaling_keyword
+def quantize(x: Array, scaling: str = "fp8_current", *, dtype: Optional[str] = None, rowwise: bool = True,
              columnwise: bool = False, scale: Optional[Array] = None, amax: Optional[Array] = None,
              amax_epsilon: float = 0.0, power_of_two_scale: bool = False, role: Optional[str] = None,
              scale_layout: str = "compact", rht: Optional[bool] = None, rht_sign_mask: Optional[int] = None,
@@ -109,14 +129,14 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
     PyTorch and CuPy CUDA arrays its CUDA backend on their device and current stream (no host
     sync, CUDA-graph capturable). Outputs are new arrays of x's framework on x's device.
 
-    recipe:
+    scaling:
       "fp8_current": amax pass, scale = fp8_max / amax, cast. Returns scale, scale_inv, amax.
       "fp8_delayed": casts with the given ``scale`` (1 float32) and folds max|x| into ``amax``
         (1 float32, or an amax history whose first element is h[0]) in place; then call
         lowp.fp8_delayed_scaling_update.
       "fp8_per_token": one scale per row (rowwise) / per column of x (columnwise copy).
       "nvfp4_per_tensor": E2M1 codes in 16-element blocks with UE4M3 block scales and one
-        outer amax per copy. ``role`` ("input", "weight", "gradient") picks lowp's recipe
+        outer amax per copy. ``role`` ("input", "weight", "gradient") picks lowp's role
         defaults (numerics §4: RHT on the input's and gradient's columnwise copy, 16x16 blocks
         for weights, stochastic rounding for gradients); every knob below overrides them.
       "nvfp4_per_token": as NVFP4 with one outer amax per row of each copy. Its ``role``
@@ -144,35 +164,35 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
     >>> q = lowp.quantize(x, "nvfp4_per_tensor", role="input", columnwise=True)
     >>> q.rowwise.data, q.rowwise.scale_inv, q.rowwise.amax, q.dequantize()
     """
-    scaling = _choice("recipe", recipe, RECIPES)
+    scaling_code = _choice("scaling", scaling, SCALINGS)
     x = _input(x)
     shape = tuple(x.shape)
-    if recipe in _FP8_RECIPES:
-        _none_or_fp8(recipe, role=role, rht=rht, rht_sign_mask=rht_sign_mask,
+    if scaling in _FP8_SCALINGS:
+        _none_or_fp8(scaling, role=role, rht=rht, rht_sign_mask=rht_sign_mask,
                      stochastic_rounding=stochastic_rounding, rng_state=rng_state, block_2d=block_2d,
                      amax_estimation=amax_estimation, amax_estimation_factor=amax_estimation_factor,
                      rowwise_amax=rowwise_amax, columnwise_amax=columnwise_amax, four_over_six=four_over_six,
                      four_over_six_error=four_over_six_error, four_over_six_scale_max=four_over_six_scale_max)
         if scale_layout != "compact":
-            raise ValueError(f"scale_layout: an NVFP4 knob; recipe {recipe!r} does not take it")
+            raise ValueError(f"scale_layout: an NVFP4 knob; scaling {scaling!r} does not take it")
         dtype = dtype or "e4m3"
         code = _choice("dtype", dtype, FP8_DTYPES)
-        if recipe == "fp8_per_token":
+        if scaling == "fp8_per_token":
             if scale is not None or amax is not None:
                 raise ValueError("scale, amax: only fp8_delayed takes them")
             r, rs, ra, c, cs, ca = _run("fp8_quantize_per_token", x, code, rowwise, columnwise,
                                         float(amax_epsilon), bool(power_of_two_scale))
-            return QuantizedTensor(recipe, dtype, shape, QuantizedPart(r, rs, ra) if rowwise else None,
+            return QuantizedTensor(scaling, dtype, shape, QuantizedPart(r, rs, ra) if rowwise else None,
                                    QuantizedPart(c, cs, ca) if columnwise else None)
         data, data_t, scale_o, scale_inv, amax_o = _run(
-            "fp8_quantize", x, scale, amax, code, scaling, rowwise, columnwise, float(amax_epsilon),
+            "fp8_quantize", x, scale, amax, code, scaling_code, rowwise, columnwise, float(amax_epsilon),
             bool(power_of_two_scale))
-        delayed = recipe == "fp8_delayed"
-        return QuantizedTensor(recipe, dtype, shape, QuantizedPart(data) if rowwise else None,
+        delayed = scaling == "fp8_delayed"
+        return QuantizedTensor(scaling, dtype, shape, QuantizedPart(data) if rowwise else None,
                                QuantizedPart(data_t) if columnwise else None,
                                scale if delayed else scale_o, scale_inv, amax if delayed else amax_o)
     if scale is not None or amax is not None:
-        raise ValueError(f"scale, amax: FP8 delayed-scaling state; recipe {recipe!r} does not take it "
+        raise ValueError(f"scale, amax: FP8 delayed-scaling state; scaling {scaling!r} does not take it "
                          "(NVFP4 amaxes given: rowwise_amax, columnwise_amax)")
     if dtype not in (None, "e2m1"):
         raise ValueError(f"dtype: NVFP4 codes are 'e2m1'; got {dtype!r}")
@@ -181,7 +201,7 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
     error_code = None if four_over_six_error is None else _choice("four_over_six_error", four_over_six_error,
                                                                    FOUR_OVER_SIX_ERRORS)
     r, rs, ra, c, cs, ca = _run(
-        "nvfp4_quantize", x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, layout,
+        "nvfp4_quantize", x, rowwise_amax, columnwise_amax, rng_state, scaling_code, rowwise, columnwise, layout,
         role_code, rht, rht_sign_mask, stochastic_rounding, block_2d, amax_estimation, amax_estimation_factor,
         four_over_six, error_code, four_over_six_scale_max, float(amax_epsilon), bool(power_of_two_scale))
     options = {k: v for k, v in (("role", role), ("rht", rht), ("rht_sign_mask", rht_sign_mask),
@@ -190,34 +210,35 @@ def quantize(x: Array, recipe: str = "fp8_current", *, dtype: Optional[str] = No
                                  ("amax_estimation_factor", amax_estimation_factor),
                                  ("four_over_six", four_over_six), ("four_over_six_error", four_over_six_error),
                                  ("four_over_six_scale_max", four_over_six_scale_max)) if v is not None}
-    return QuantizedTensor(recipe, "e2m1", shape,
+    return QuantizedTensor(scaling, "e2m1", shape,
                            QuantizedPart(r, rs, ra if rowwise_amax is None else rowwise_amax) if rowwise else None,
                            QuantizedPart(c, cs, ca if columnwise_amax is None else columnwise_amax)
                            if columnwise else None, scale_layout=scale_layout, options=options,
                            columnwise_rht=bool(rht) if rht is not None else _COLUMNWISE_RHT[role])
 
 
-def quantize_dact(grad: Array, act_input: Array, activation: str = "gelu_tanh", recipe: str = "fp8_current", *,
+@_scaling_keyword
+def quantize_dact(grad: Array, act_input: Array, activation: str = "gelu_tanh", scaling: str = "fp8_current", *,
                   dtype: Optional[str] = None, rowwise: bool = True, columnwise: bool = False,
                   scale: Optional[Array] = None, amax: Optional[Array] = None, amax_epsilon: float = 0.0,
                   power_of_two_scale: bool = False) -> QuantizedTensor:
     """Backward cast fused with an activation gradient (lowp_quantize_dact):
     q = fp8(dact(act_input) * grad * scale), amax over dact(act_input) * grad.
 
-    activation: "gelu_tanh", "silu" or "relu". act_input: grad's dtype and shape. recipe:
-    "fp8_current" or "fp8_delayed" (scale, amax as in lowp.quantize); other recipes raise
+    activation: "gelu_tanh", "silu" or "relu". act_input: grad's dtype and shape. scaling:
+    "fp8_current" or "fp8_delayed" (scale, amax as in lowp.quantize); other scalings raise
     NotImplementedError. Returns a QuantizedTensor as lowp.quantize does.
     """
     act = _choice("activation", activation, ACTIVATIONS)
-    scaling = _choice("recipe", recipe, RECIPES)
-    dtype = dtype or ("e4m3" if recipe in _FP8_RECIPES else "e2m1")
+    scaling_code = _choice("scaling", scaling, SCALINGS)
+    dtype = dtype or ("e4m3" if scaling in _FP8_SCALINGS else "e2m1")
     code = _choice("dtype", dtype, QUANTIZED_DTYPES)
     grad = _input(grad)
     data, data_t, scale_o, scale_inv, amax_o = _run(
-        "fp8_quantize_dact", grad, act_input, act, scale, amax, code, scaling, rowwise, columnwise,
+        "fp8_quantize_dact", grad, act_input, act, scale, amax, code, scaling_code, rowwise, columnwise,
         float(amax_epsilon), bool(power_of_two_scale))
-    delayed = recipe == "fp8_delayed"
-    return QuantizedTensor(recipe, dtype, tuple(grad.shape), QuantizedPart(data) if rowwise else None,
+    delayed = scaling == "fp8_delayed"
+    return QuantizedTensor(scaling, dtype, tuple(grad.shape), QuantizedPart(data) if rowwise else None,
                            QuantizedPart(data_t) if columnwise else None, scale if delayed else scale_o,
                            scale_inv, amax if delayed else amax_o)
 
@@ -236,16 +257,16 @@ def dequantize(q: QuantizedTensor, which: str = "rowwise", dtype: Any = "float32
 
 
 def _copy_args(q, which, which_arg, name):
-    """The operator arguments of one copy of q: (data, scale_inv, amax, dtype, scaling,
+    """The operator arguments of one copy of q: (data, scale_inv, amax, dtype, scaling_code,
     scale_layout, rows, cols, nvfp4_outer_max, orientation), scale_inv the tensor's for FP8
     per-tensor."""
     orientation = _choice(which_arg, which, ORIENTATIONS)
     part = q.columnwise if orientation == _lowp.COLUMNWISE else q.rowwise
     if part is None:
         raise ValueError(f"{which_arg}: {name} has no {which} copy")
-    scale_inv = q.scale_inv if q.recipe in ("fp8_delayed", "fp8_current") else part.scale_inv
+    scale_inv = q.scale_inv if q.scaling in ("fp8_delayed", "fp8_current") else part.scale_inv
     return (part.data, scale_inv, part.amax, _choice(f"{name}.dtype", q.dtype, QUANTIZED_DTYPES),
-            _choice(f"{name}.recipe", q.recipe, RECIPES),
+            _choice(f"{name}.scaling", q.scaling, SCALINGS),
             _choice(f"{name}.scale_layout", q.scale_layout, SCALE_LAYOUTS), q.rows, q.cols, q.nvfp4_outer_max,
             orientation)
 
@@ -305,22 +326,23 @@ def amax_per_token(x: Array, *, rows: bool = True, cols: bool = True) -> tuple:
     return (r if rows else None), (c if cols else None)
 
 
-def _per_row_recipe(recipe):
-    scaling = _choice("recipe", recipe, RECIPES)
-    if recipe not in _PER_ROW_NVFP4:
-        raise ValueError(f"recipe: {recipe!r}; expected one of {', '.join(map(repr, _PER_ROW_NVFP4))}")
-    return scaling
+def _per_row_scaling(scaling):
+    scaling_code = _choice("scaling", scaling, SCALINGS)
+    if scaling not in _PER_ROW_NVFP4:
+        raise ValueError(f"scaling: {scaling!r}; expected one of {', '.join(map(repr, _PER_ROW_NVFP4))}")
+    return scaling_code
 
 
+@_scaling_keyword
 def nvfp4_amax_per_token(x: Array, *, rows: bool = True, cols: bool = True, rht: bool = False,
-                         rht_sign_mask: Optional[int] = None, recipe: str = "nvfp4_per_token") -> tuple:
-    """The amax pass of a per-row NVFP4 recipe alone (lowp_nvfp4_amax_per_row): (row_amax,
-    col_amax), with rht the columns' amaxes of the RHT copy (rows % 16 == 0; recipe
+                         rht_sign_mask: Optional[int] = None, scaling: str = "nvfp4_per_token") -> tuple:
+    """The amax pass of a per-row NVFP4 scaling alone (lowp_nvfp4_amax_per_row): (row_amax,
+    col_amax), with rht the columns' amaxes of the RHT copy (rows % 16 == 0; scaling
     "nvfp4_row_scaled": rounded to bf16). Pass them to lowp.quantize(..., rowwise_amax=,
-    columnwise_amax=) of the same recipe to get the composite call's bytes."""
-    scaling = _per_row_recipe(recipe)
+    columnwise_amax=) of the same scaling to get the composite call's bytes."""
+    scaling_code = _per_row_scaling(scaling)
     x = _input(x)
-    r, c = _run("nvfp4_amax_per_row", x, scaling, rows, cols, rht, rht_sign_mask)
+    r, c = _run("nvfp4_amax_per_row", x, scaling_code, rows, cols, rht, rht_sign_mask)
     return (r if rows else None), (c if cols else None)
 
 
@@ -370,15 +392,16 @@ def rng_advance(rng_state: Array, increment: int = 1) -> None:
     _run("rng_advance", _input(rng_state, "rng_state"), int(increment))
 
 
-def _group_recipe(recipe, dtype):
-    scaling = _choice("recipe", recipe, RECIPES)
-    if recipe not in ("fp8_delayed", "fp8_current"):
-        raise NotImplementedError(f"recipe: grouped FP8 takes 'fp8_delayed' or 'fp8_current'; got {recipe!r} "
+def _group_scaling(scaling, dtype):
+    scaling_code = _choice("scaling", scaling, SCALINGS)
+    if scaling not in ("fp8_delayed", "fp8_current"):
+        raise NotImplementedError(f"scaling: grouped FP8 takes 'fp8_delayed' or 'fp8_current'; got {scaling!r} "
                                   "(grouped NVFP4: lowp.nvfp4_grouped_quantize)")
-    return scaling, _choice("dtype", dtype, FP8_DTYPES)
+    return scaling_code, _choice("dtype", dtype, FP8_DTYPES)
 
 
-def grouped_quantize(x: Array, first_dims: Array, last_dims: Array, offsets: Array, recipe: str = "fp8_current",
+@_scaling_keyword
+def grouped_quantize(x: Array, first_dims: Array, last_dims: Array, offsets: Array, scaling: str = "fp8_current",
                      *, dtype: str = "e4m3", rowwise: bool = True, columnwise: bool = False,
                      scale: Optional[Array] = None, amax: Optional[Array] = None, amax_epsilon: float = 0.0,
                      power_of_two_scale: bool = False) -> GroupedQuantizedTensor:
@@ -387,36 +410,37 @@ def grouped_quantize(x: Array, first_dims: Array, last_dims: Array, offsets: Arr
     x's device; device arrays: no host sync, graph-capturable, a bad layout writes nothing and
     shows in .layout_error()). Every member gets the bytes lowp.quantize gives it alone.
 
-    recipe "fp8_current" or "fp8_delayed" (scale: N float32; amax: N float32 or an [N][L]
+    scaling "fp8_current" or "fp8_delayed" (scale: N float32; amax: N float32 or an [N][L]
     history whose column 0 takes the fold)."""
-    scaling, code = _group_recipe(recipe, dtype)
+    scaling_code, code = _group_scaling(scaling, dtype)
     x = _input(x)
     first_dims, last_dims, offsets = _layout(x, (first_dims, last_dims, offsets), _GROUP_ARRAYS)
     data, data_t, scale_o, scale_inv, amax_o, ws = _run(
-        "grouped_quantize", x, first_dims, last_dims, offsets, scale, amax, code, scaling, rowwise, columnwise,
+        "grouped_quantize", x, first_dims, last_dims, offsets, scale, amax, code, scaling_code, rowwise, columnwise,
         float(amax_epsilon), bool(power_of_two_scale))
-    delayed = recipe == "fp8_delayed"
-    return GroupedQuantizedTensor(recipe, dtype, first_dims, last_dims, offsets, data if rowwise else None,
+    delayed = scaling == "fp8_delayed"
+    return GroupedQuantizedTensor(scaling, dtype, first_dims, last_dims, offsets, data if rowwise else None,
                                   data_t if columnwise else None, scale if delayed else scale_o, scale_inv,
                                   amax if delayed else amax_o, ws)
 
 
+@_scaling_keyword
 def grouped_quantize_dact(grad: Array, act_input: Array, first_dims: Array, last_dims: Array, offsets: Array,
-                          activation: str = "gelu_tanh", recipe: str = "fp8_current", *, dtype: str = "e4m3",
+                          activation: str = "gelu_tanh", scaling: str = "fp8_current", *, dtype: str = "e4m3",
                           rowwise: bool = True, columnwise: bool = False, scale: Optional[Array] = None,
                           amax: Optional[Array] = None, amax_epsilon: float = 0.0,
                           power_of_two_scale: bool = False) -> GroupedQuantizedTensor:
     """Grouped backward cast with an activation gradient (lowp_grouped_quantize_dact): shapes
     and offsets from the gradient's group, act_input read with grad's layout and dtype."""
     act = _choice("activation", activation, ACTIVATIONS)
-    scaling, code = _group_recipe(recipe, dtype)
+    scaling_code, code = _group_scaling(scaling, dtype)
     grad = _input(grad)
     first_dims, last_dims, offsets = _layout(grad, (first_dims, last_dims, offsets), _GROUP_ARRAYS)
     data, data_t, scale_o, scale_inv, amax_o, ws = _run(
-        "grouped_quantize_dact", grad, act_input, act, first_dims, last_dims, offsets, scale, amax, code, scaling,
+        "grouped_quantize_dact", grad, act_input, act, first_dims, last_dims, offsets, scale, amax, code, scaling_code,
         rowwise, columnwise, float(amax_epsilon), bool(power_of_two_scale))
-    delayed = recipe == "fp8_delayed"
-    return GroupedQuantizedTensor(recipe, dtype, first_dims, last_dims, offsets, data if rowwise else None,
+    delayed = scaling == "fp8_delayed"
+    return GroupedQuantizedTensor(scaling, dtype, first_dims, last_dims, offsets, data if rowwise else None,
                                   data_t if columnwise else None, scale if delayed else scale_o, scale_inv,
                                   amax if delayed else amax_o, ws)
 
@@ -439,7 +463,7 @@ def grouped_dequantize(q: GroupedQuantizedTensor, which: str = "rowwise", dtype:
     if data is None:
         raise ValueError(f"which: q has no {which} copy")
     out, _ = _run("grouped_dequantize", data, q.scale_inv, q.first_dims, q.last_dims, q.offsets,
-                  _choice("q.dtype", q.dtype, FP8_DTYPES), _choice("q.recipe", q.recipe, RECIPES), orientation,
+                  _choice("q.dtype", q.dtype, FP8_DTYPES), _choice("q.scaling", q.scaling, SCALINGS), orientation,
                   out_dtype)
     return out
 
@@ -450,32 +474,33 @@ def grouped_layout_error(workspace: Array) -> int:
     return _core.grouped_layout_error(workspace)
 
 
+@_scaling_keyword
 def nvfp4_grouped_quantize(x: Array, member_rows: Array, *, rowwise: bool = True, columnwise: bool = False,
                            scale_layout: str = "compact", rht: Optional[bool] = None,
                            rht_sign_mask: Optional[int] = None, stochastic_rounding: Optional[bool] = None,
                            rng_state: Optional[Array] = None, group_row_multiple: int = 0,
                            rowwise_amax: Optional[Array] = None, columnwise_amax: Optional[Array] = None,
-                           recipe: str = "nvfp4_per_token", four_over_six: Optional[bool] = None,
+                           scaling: str = "nvfp4_per_token", four_over_six: Optional[bool] = None,
                            four_over_six_error: Optional[str] = None,
                            four_over_six_scale_max: Optional[float] = None) -> Nvfp4GroupedTensor:
     """Grouped per-row NVFP4 (lowp_nvfp4_grouped_quantize): N members split along the rows of
     x (R x K), member t the next member_rows[t] rows (int64 array of N, host or x's device).
-    Every member's bytes equal lowp.quantize(member, recipe) alone (SR blocks numbered member
-    after member). recipe: "nvfp4_per_token" or "nvfp4_row_scaled"; knobs as lowp.quantize's for
+    Every member's bytes equal lowp.quantize(member, scaling) alone (SR blocks numbered member
+    after member). scaling: "nvfp4_per_token" or "nvfp4_row_scaled"; knobs as lowp.quantize's for
     it; group_row_multiple (0, 16, 32, 64, 128) promises every member's rows are a multiple of it.
     rowwise_amax (R floats) / columnwise_amax ([N][K]) given: read instead of computed. Layout of
     the result: Nvfp4GroupedTensor."""
-    scaling = _per_row_recipe(recipe)
+    scaling_code = _per_row_scaling(scaling)
     layout = _choice("scale_layout", scale_layout, SCALE_LAYOUTS)
     error_code = None if four_over_six_error is None else _choice("four_over_six_error", four_over_six_error,
                                                                    FOUR_OVER_SIX_ERRORS)
     x = _input(x)
     (member_rows,) = _layout(x, (member_rows,), ("member_rows",))
     r, rs, ra, c, cs, ca, ws = _run(
-        "nvfp4_grouped_quantize", x, member_rows, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise,
+        "nvfp4_grouped_quantize", x, member_rows, rowwise_amax, columnwise_amax, rng_state, scaling_code, rowwise,
         columnwise, layout, rht, rht_sign_mask, stochastic_rounding, int(group_row_multiple), four_over_six,
         error_code, four_over_six_scale_max)
-    options = {k: v for k, v in (("recipe", recipe), ("rht", rht), ("rht_sign_mask", rht_sign_mask),
+    options = {k: v for k, v in (("scaling", scaling), ("rht", rht), ("rht_sign_mask", rht_sign_mask),
                                  ("stochastic_rounding", stochastic_rounding),
                                  ("group_row_multiple", group_row_multiple), ("four_over_six", four_over_six),
                                  ("four_over_six_error", four_over_six_error),
@@ -486,32 +511,35 @@ def nvfp4_grouped_quantize(x: Array, member_rows: Array, *, rowwise: bool = True
                               if columnwise else None, ws, scale_layout, options)
 
 
+@_scaling_keyword
 def nvfp4_grouped_amax(x: Array, member_rows: Array, *, rows: bool = True, cols: bool = True, rht: bool = False,
                        rht_sign_mask: Optional[int] = None, group_row_multiple: int = 0,
-                       recipe: str = "nvfp4_per_token") -> tuple:
-    """The grouped amax pass of a per-row NVFP4 recipe alone (lowp_nvfp4_grouped_amax_per_row):
+                       scaling: str = "nvfp4_per_token") -> tuple:
+    """The grouped amax pass of a per-row NVFP4 scaling alone (lowp_nvfp4_grouped_amax_per_row):
     (row_amax [R], col_amax [N][K]) laid out as lowp.nvfp4_grouped_quantize's; one not asked for
     is None."""
-    scaling = _per_row_recipe(recipe)
+    scaling_code = _per_row_scaling(scaling)
     x = _input(x)
     (member_rows,) = _layout(x, (member_rows,), ("member_rows",))
-    r, c, _ = _run("nvfp4_grouped_amax", x, member_rows, scaling, rows, cols, rht, rht_sign_mask,
+    r, c, _ = _run("nvfp4_grouped_amax", x, member_rows, scaling_code, rows, cols, rht, rht_sign_mask,
                    int(group_row_multiple))
     return (r if rows else None), (c if cols else None)
 
 
-def quantized_sizes(dtype: str, recipe: str, rows: int, cols: int) -> QuantizedSizes:
+@_scaling_keyword
+def quantized_sizes(dtype: str, scaling: str, rows: int, cols: int) -> QuantizedSizes:
     """Bytes of every buffer of a quantized tensor (lowp_quantized_sizes_query)."""
     return QuantizedSizes(*_lowp.quantized_sizes(_choice("dtype", dtype, QUANTIZED_DTYPES),
-                                                 _choice("recipe", recipe, RECIPES), int(rows), int(cols)))
+                                                 _choice("scaling", scaling, SCALINGS), int(rows), int(cols)))
 
 
-def quantized_layout(dtype: str, recipe: str, rows: int, cols: int, parts: str = "both") -> QuantizedLayout:
+@_scaling_keyword
+def quantized_layout(dtype: str, scaling: str, rows: int, cols: int, parts: str = "both") -> QuantizedLayout:
     """Every buffer of a quantized tensor laid out in one allocation (lowp_quantized_layout_query):
     the sizes of lowp.quantized_sizes for the copies ``parts`` ("rowwise", "columnwise" or
     "both"), each at an offset aligned to 256 bytes, and the total to allocate."""
     total, sizes, data, scale_inv, amax, tensor = _lowp.quantized_layout(
-        _choice("dtype", dtype, QUANTIZED_DTYPES), _choice("recipe", recipe, RECIPES), int(rows), int(cols),
+        _choice("dtype", dtype, QUANTIZED_DTYPES), _choice("scaling", scaling, SCALINGS), int(rows), int(cols),
         _choice("parts", parts, PARTS))
     return QuantizedLayout(total, QuantizedSizes(*sizes), data, scale_inv, amax, tensor)
 

@@ -1,6 +1,7 @@
 """The results of quantize calls: small typed records of arrays (in the input's framework)."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -28,9 +29,9 @@ class QuantizedPart:
 
 @dataclass
 class QuantizedTensor:
-    """x quantized by one recipe: its rowwise and/or columnwise copy and their scales.
+    """x quantized with one scaling: its rowwise and/or columnwise copy and their scales.
 
-    recipe: "fp8_delayed", "fp8_current", "fp8_per_token", "nvfp4_per_tensor", "nvfp4_per_token"
+    scaling: "fp8_delayed", "fp8_current", "fp8_per_token", "nvfp4_per_tensor", "nvfp4_per_token"
     or "nvfp4_row_scaled".
     dtype: "e4m3", "e5m2" (FP8) or "e2m1" (NVFP4). shape: x's shape (rows = all but the last
     dimension, cols = the last). scale, scale_inv, amax: FP8 per-tensor state (one float32 each;
@@ -39,7 +40,7 @@ class QuantizedTensor:
     made with the random Hadamard transform (NVFP4; lowp.gemm reads it).
     """
 
-    recipe: str
+    scaling: str
     dtype: str
     shape: tuple
     rowwise: Optional[QuantizedPart]
@@ -50,6 +51,12 @@ class QuantizedTensor:
     scale_layout: str = "compact"
     options: dict = field(default_factory=dict)
     columnwise_rht: bool = False
+
+    @property
+    def recipe(self) -> str:
+        """Deprecated name of ``scaling``."""
+        warnings.warn("QuantizedTensor.recipe is deprecated; use .scaling", DeprecationWarning, stacklevel=2)
+        return self.scaling
 
     @property
     def rows(self) -> int:
@@ -67,7 +74,7 @@ class QuantizedTensor:
         """NVFP4: 6E, the outer maximum the copies were encoded against (lowp.h's
         lowp_quantized_tensor.nvfp4_outer_max): 6 * four_over_six_scale_max with 4over6, else
         2688 (0 for FP8, where it is not read)."""
-        if not self.recipe.startswith("nvfp4"):
+        if not self.scaling.startswith("nvfp4"):
             return 0.0
         if self.options.get("four_over_six"):
             return 6.0 * float(self.options.get("four_over_six_scale_max", 448.0))
@@ -82,8 +89,8 @@ class QuantizedTensor:
 
 @dataclass
 class GroupedQuantizedTensor:
-    """A group of N members quantized to FP8 per-tensor (delayed or current), each member with
-    the bytes lowp.quantize gives it alone.
+    """A group of N members quantized to FP8 per-tensor (``scaling`` delayed or current), each
+    member with the bytes lowp.quantize gives it alone.
 
     rowwise_data / columnwise_data: uint8 codes of the whole buffer; member t (and its transpose,
     last x first) at element offsets[t]. scale, scale_inv, amax: N float32 each (under delayed
@@ -91,7 +98,7 @@ class GroupedQuantizedTensor:
     grouped workspace of the call (lowp.grouped_layout_error reads it).
     """
 
-    recipe: str
+    scaling: str
     dtype: str
     first_dims: Array
     last_dims: Array
@@ -102,6 +109,12 @@ class GroupedQuantizedTensor:
     scale_inv: Array
     amax: Array
     workspace: Array
+
+    @property
+    def recipe(self) -> str:
+        """Deprecated name of ``scaling``."""
+        warnings.warn("GroupedQuantizedTensor.recipe is deprecated; use .scaling", DeprecationWarning, stacklevel=2)
+        return self.scaling
 
     def dequantize(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
         """lowp.grouped_dequantize(self, which, dtype)."""
@@ -119,10 +132,9 @@ class GroupedQuantizedTensor:
 @dataclass
 class Nvfp4GroupedTensor:
     """N members split along the rows of x (R x K), quantized to NVFP4 per-token or row-scaled
-    (options["recipe"]), in lowp.h's
-    layout of lowp_nvfp4_grouped_quantize: rowwise codes R x K/2 and amax [R]; columnwise codes
-    the members' transposes back to back, amax [N][K]; each part's scales the members' padded
-    arrays back to back (sized for any split). workspace: for lowp.grouped_layout_error.
+    (options["scaling"]), in lowp.h's layout of lowp_nvfp4_grouped_quantize: rowwise codes
+    R x K/2 and amax [R]; columnwise codes the members' transposes back to back, amax [N][K]; each
+    part's scales the members' padded arrays back to back (sized for any split). workspace: for lowp.grouped_layout_error.
     """
 
     member_rows: Array
@@ -155,7 +167,7 @@ class QuantizedSizes:
 class QuantizedLayout:
     """Every buffer of a quantized tensor in one allocation of total_bytes
     (lowp_quantized_layout_query): byte offsets, each a multiple of lowp's LAYOUT_ALIGNMENT (256),
-    index 0 rowwise, 1 columnwise; a buffer the recipe or the parts do not use has size 0 and
+    index 0 rowwise, 1 columnwise; a buffer the scaling or the parts do not use has size 0 and
     offset 0. tensor_scale_offsets: FP8 per-tensor scale, scale_inv, amax."""
 
     total_bytes: int

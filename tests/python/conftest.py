@@ -86,6 +86,6 @@ def quantized_buffers(q):
             out["data" + suffix] = part.data
             out["scale_inv" + suffix] = part.scale_inv
             out["amax" + suffix] = part.amax
-    if getattr(q, "recipe", None) in ("fp8_delayed", "fp8_current"):
+    if getattr(q, "scaling", None) in ("fp8_delayed", "fp8_current"):
         out["scale"], out["tensor_scale_inv"], out["tensor_amax"] = q.scale, q.scale_inv, q.amax
     return out

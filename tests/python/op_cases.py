@@ -65,7 +65,7 @@ def nvfp4_row_scaled(T):
     x = T(make_input(32, 64, "bfloat16"))
     q = lowp.quantize(x, "nvfp4_row_scaled", columnwise=True, four_over_six=True, four_over_six_error="mse",
                       four_over_six_scale_max=256.0)
-    row, col = lowp.nvfp4_amax_per_token(x, rht=True, recipe="nvfp4_row_scaled")
+    row, col = lowp.nvfp4_amax_per_token(x, rht=True, scaling="nvfp4_row_scaled")
     given = lowp.quantize(x, "nvfp4_row_scaled", columnwise=True, rht=True, rowwise_amax=row, columnwise_amax=col)
     return _parts(q) + _parts(given) + [row, col]
 
@@ -123,8 +123,8 @@ def nvfp4_grouped(T):
     q = lowp.nvfp4_grouped_quantize(x, rows, columnwise=True, rht=True, stochastic_rounding=True,
                                     rng_state=T(SEED_OFFSET), group_row_multiple=16)
     r, c = lowp.nvfp4_grouped_amax(x, rows, rht=True)
-    rs = lowp.nvfp4_grouped_quantize(x, rows, columnwise=True, recipe="nvfp4_row_scaled", four_over_six=True)
-    rr, rc = lowp.nvfp4_grouped_amax(x, rows, rht=True, recipe="nvfp4_row_scaled")
+    rs = lowp.nvfp4_grouped_quantize(x, rows, columnwise=True, scaling="nvfp4_row_scaled", four_over_six=True)
+    rr, rc = lowp.nvfp4_grouped_amax(x, rows, rht=True, scaling="nvfp4_row_scaled")
     return [q.rowwise.data, q.rowwise.scale_inv, q.rowwise.amax, q.columnwise.data, q.columnwise.scale_inv,
             q.columnwise.amax, r, c, rs.rowwise.data, rs.rowwise.scale_inv, rs.rowwise.amax,
             rs.columnwise.data, rs.columnwise.scale_inv, rs.columnwise.amax, rr, rc]

@@ -38,7 +38,7 @@ CASES = [
      ValueError, "rows"),
     ("int_input", lambda T: (lowp.quantize, (T(np.ones((4, 4), np.int32)),), {}, []),
      ValueError, "dtype int32 is not supported"),
-    ("recipe_name", lambda T: (lowp.quantize, (T(X), "fp9"), {}, []), ValueError, "recipe: 'fp9' is not one of"),
+    ("recipe_name", lambda T: (lowp.quantize, (T(X), "fp9"), {}, []), ValueError, "scaling: 'fp9' is not one of"),
     ("fp8_takes_no_rht", lambda T: (lowp.quantize, (T(X), "fp8_current"), {"rht": True}, []),
      ValueError, "rht: an NVFP4 knob"),
     ("fp8_dtype", lambda T: (lowp.quantize, (T(X),), {"dtype": "e3m4"}, []), ValueError, "dtype: 'e3m4'"),

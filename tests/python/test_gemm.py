@@ -63,12 +63,12 @@ def layer(recipe, like=None, seed=0):
 def operand(prefix, q, which):
     """lowp_ref's keys for one GEMM operand: the tensor, the copy, its buffers."""
     part = q.rowwise if which == "rowwise" else q.columnwise
-    per_tensor_fp8 = q.recipe in ("fp8_current", "fp8_delayed")
-    return {f"{prefix}qdtype": QDTYPE[q.dtype], f"{prefix}scaling": SCALING[q.recipe],
+    per_tensor_fp8 = q.scaling in ("fp8_current", "fp8_delayed")
+    return {f"{prefix}qdtype": QDTYPE[q.dtype], f"{prefix}scaling": SCALING[q.scaling],
             f"{prefix}layout": int(q.scale_layout == "swizzled"), f"{prefix}rows": q.rows, f"{prefix}cols": q.cols,
             f"{prefix}which": int(which == "columnwise"), f"{prefix}data": part.data,
             f"{prefix}sinv": q.scale_inv if per_tensor_fp8 else part.scale_inv,
-            f"{prefix}amax": part.amax if q.recipe.startswith("nvfp4") else None,
+            f"{prefix}amax": part.amax if q.scaling.startswith("nvfp4") else None,
             f"{prefix}outer_max": q.nvfp4_outer_max}
 
 

@@ -146,7 +146,7 @@ def test_nvfp4_row_scaled(ref, case):
 @pytest.mark.parametrize("recipe", ["nvfp4_per_token", "nvfp4_row_scaled"])
 def test_nvfp4_amax_pass_per_recipe(ref, recipe):
     x = make_input(48, 32)
-    r, c = lowp.nvfp4_amax_per_token(x, rht=True, recipe=recipe)
+    r, c = lowp.nvfp4_amax_per_token(x, rht=True, scaling=recipe)
     want = ref("nvfp4_amax_per_token", x=x, rows=48, cols=32, rht=True, scaling=SCALING[recipe])
     assert_bytes_equal(r, want["row_amax"], "row_amax")
     assert_bytes_equal(c, want["col_amax"], "col_amax")

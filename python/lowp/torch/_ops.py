@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from . import _api, _core, _shapes
+from .. import _api, _core, _shapes
 
 _LIB = torch.library.Library("lowp", "DEF")
 
@@ -101,7 +101,7 @@ def _fake_fp8_quantize_per_token(x, dtype, rowwise, columnwise, *knobs):
 
 
 def _fake_nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, *knobs):
-    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), scaling != _api.RECIPES["nvfp4_per_tensor"], rowwise,
+    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), scaling != _api.SCALINGS["nvfp4_per_tensor"], rowwise,
                                             columnwise, rowwise_amax is not None, columnwise_amax is not None))
 
 

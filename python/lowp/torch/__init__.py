@@ -1,0 +1,11 @@
+"""lowp for PyTorch training: ``Linear`` (a drop-in ``nn.Linear`` whose three GEMMs run lowp),
+``convert`` / ``unconvert`` (swap a model's ``nn.Linear`` layers in place), and lowp's ops as
+registered operators (``torch.ops.lowp.*``, lowp/torch/_ops.py).
+
+    import lowp.torch, lowp.recipes
+    lowp.torch.convert(model, lowp.recipes.Nvfp4PerTensor())
+"""
+from . import _ops  # noqa: F401  (registers torch.ops.lowp before anything runs)
+from ._ops import SCHEMAS
+
+__all__ = ["SCHEMAS"]
