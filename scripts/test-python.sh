@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's tests: installs it CPU-only (pip install ., LOWP_CUDA=OFF) into a venv under
 # build-python/ and runs pytest on tests/python against the C library's own results (lowp_ref,
-# built in ./build when scripts/build.sh made it, else in build-python/ref). Torch tests run where
-# torch imports. Extra arguments go to pytest.
+# built in ./build when scripts/build.sh made it, else in build-python/ref), with PyTorch
+# installed for the torch tests. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -14,6 +14,15 @@ if ! python3 -m venv --system-site-packages "$venv"; then
   exit 1
 fi
 "$venv/bin/python" -m pip install -q -C cmake.define.LOWP_CUDA=OFF -C build-dir=build-python/wheel ".[test]"
+# PyTorch for the torch tests (the training layer among them): the GPU machine's version, from PyPI
+# (about a minute). LOWP_SKIP_TORCH=1 runs the NumPy tests alone.
+if [[ "${LOWP_SKIP_TORCH:-0}" != 1 ]]; then
+  if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
+    echo "test-python.sh: installing torch (PyPI, about a minute)"
+    "$venv/bin/python" -m pip install -q "torch==2.11.*"
+  fi
+  "$venv/bin/python" -c "import torch; print('test-python.sh: torch', torch.__version__)"
+fi
 
 if [[ -f build/CMakeCache.txt ]]; then
   ref_build=build

@@ -4,8 +4,12 @@ registered operators (``torch.ops.lowp.*``, lowp/torch/_ops.py).
 
     import lowp.torch, lowp.recipes
     lowp.torch.convert(model, lowp.recipes.Nvfp4PerTensor())
+
+How to train with it: docs/training.md.
 """
 from . import _ops  # noqa: F401  (registers torch.ops.lowp before anything runs)
 from ._ops import SCHEMAS
+from .convert import convert, unconvert
+from .linear import Linear
 
-__all__ = ["SCHEMAS"]
+__all__ = ["Linear", "convert", "unconvert", "SCHEMAS"]
