@@ -2,13 +2,18 @@
 quantized anew every step as after an optimizer step) with lowp.torch.Linear per recipe, against
 nn.Linear bf16 (eager and torch.compile) and torchao float8 training (tensorwise and rowwise,
 compiled) where torchao imports. Samples are interleaved: each round times every variant once
-(a CUDA-event span of --iters steps), so every ratio compares times taken under the same clocks;
-the median over rounds is reported.
+(a CUDA-event span of --iters steps, the first variant rotating), and a ratio is the median over
+rounds of that round's bf16-eager time over the variant's, so it compares times taken under the
+same clocks.
 
-Beside each: the activation bytes forward saves for backward (saved_tensors_hooks) per element of
-x, as a fraction of bf16's, and the step's peak memory above the parameters and inputs.
+Beside each: the bytes forward saves for backward (saved_tensors_hooks; parameters and lowp's
+cached weight copies, which outlive the step anyway, left out) per element of x as a fraction of
+bf16's (compiled variants save inside their graphs: not seen), and the step's peak memory above
+what was allocated before it. --profile prints the CUDA kernels of a few steps of the lowp
+variants (torch.profiler) at the first shape.
 
     python3 bench/linear_bench.py [--shapes 16384x4096x14336,...] [--rounds 7] [--iters 10] [--json F]
+                                  [--variants bf16_eager,lowp_fp8_current] [--profile]
 
 Shapes are tokens x in x out. Needs a CUDA device and lowp's CUDA backend.
 """
@@ -91,11 +96,13 @@ class Variant:
     def memory(self):
         """(saved activation bytes, peak bytes of one step above what was allocated before)."""
         saved = []
+        kept = {p.untyped_storage().data_ptr() for p in self.module.parameters()}
+        cache = getattr(self.module, "_weight_cache", None)
+        kept |= {t.untyped_storage().data_ptr() for t in (cache[2] if cache else ()) if t is not None}
 
         def pack(t):
-            # Parameters (and what shares their storage) are not activations.
-            if not isinstance(t, torch.nn.Parameter):
-                saved.append(t.untyped_storage().nbytes() if t.numel() else 0)
+            if t.numel() and t.untyped_storage().data_ptr() not in kept:
+                saved.append(t.untyped_storage().nbytes())
             return t
 
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -109,10 +116,27 @@ class Variant:
         return sum(saved), torch.cuda.max_memory_allocated() - base
 
 
-def bench_shape(tokens, n_in, n_out, rounds, iters, table):
+def profile(vs):
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    for v in vs:
+        if not v.name.startswith("lowp_"):
+            continue
+        with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(3):
+                v.step()
+            torch.cuda.synchronize()
+        print(f"\n{v.name}: CUDA kernels of 3 steps")
+        print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=12, max_name_column_width=70))
+
+
+def bench_shape(tokens, n_in, n_out, rounds, iters, table, only=None, with_profile=False):
     flops = 3 * 2 * tokens * n_in * n_out
     vs = []
     for name, build in variants().items():
+        if only and name not in only and name != "bf16_eager":
+            continue
         try:
             v = Variant(name, build, tokens, n_in, n_out)
             for _ in range(2):  # compile, cuBLASLt's setup, autotuning
@@ -122,19 +146,22 @@ def bench_shape(tokens, n_in, n_out, rounds, iters, table):
         except Exception as e:  # noqa: BLE001 (reported in the table, not hidden)
             print(f"{tokens}x{n_in}x{n_out} {name}: failed to set up: {type(e).__name__}: {e}")
     mem = {v.name: v.memory() for v in vs}
+    if with_profile:
+        profile(vs)
     for r in range(rounds):
         order = vs[r % len(vs):] + vs[:r % len(vs)]  # rotate who goes first
         for v in order:
             v.run(iters)
-    base = statistics.median(next(v for v in vs if v.name == "bf16_eager").samples)
+    base = next(v for v in vs if v.name == "bf16_eager").samples
     print(f"\n{tokens} tokens x {n_in} in x {n_out} out (fwd + bwd, {flops / 1e12:.2f} TFLOP per step)")
     print(f"{'variant':32} {'ms':>8} {'TFLOP/s':>8} {'x bf16':>7} {'saved/x bf16':>13} {'peak MiB':>9}")
     for v in vs:
         ms = statistics.median(v.samples)
         saved, peak = mem[v.name]
         saved_frac = saved / (tokens * n_in * 2)
+        ratio = statistics.median(b / s for b, s in zip(base, v.samples))
         row = dict(shape=[tokens, n_in, n_out], variant=v.name, ms=ms, tflops=flops / ms / 1e9,
-                   speedup_vs_bf16_eager=base / ms, saved_fraction_of_bf16_x=saved_frac, peak_mib=peak / 2**20,
+                   speedup_vs_bf16_eager=ratio, saved_fraction_of_bf16_x=saved_frac, peak_mib=peak / 2**20,
                    spread_ms=[min(v.samples), max(v.samples)])
         table.append(row)
         print(f"{v.name:32} {ms:8.3f} {row['tflops']:8.1f} {row['speedup_vs_bf16_eager']:7.2f} {saved_frac:13.3f} "
@@ -150,14 +177,18 @@ def main():
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--iters", type=int, default=10)
     p.add_argument("--json")
+    p.add_argument("--variants", help="comma list (bf16_eager always runs: the ratios' base)")
+    p.add_argument("--profile", action="store_true")
     args = p.parse_args()
+    torch._dynamo.config.recompile_limit = 64  # one compiled module per variant and shape
     if not (torch.cuda.is_available() and lowp.cuda_available()):
         raise SystemExit("linear_bench: needs a CUDA device and lowp's CUDA backend")
     print(f"torch {torch.__version__}, lowp {lowp.version()}, {torch.cuda.get_device_name()}")
     table = []
-    for shape in args.shapes.split(","):
+    only = set(args.variants.split(",")) if args.variants else None
+    for i, shape in enumerate(args.shapes.split(",")):
         tokens, n_in, n_out = (int(s) for s in shape.split("x"))
-        bench_shape(tokens, n_in, n_out, args.rounds, args.iters, table)
+        bench_shape(tokens, n_in, n_out, args.rounds, args.iters, table, only, args.profile and i == 0)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(table, f, indent=1)

@@ -64,6 +64,10 @@ class Recipe(_Knobs):
 
 
 class _Fp8(Recipe):
+    """fast_accumulation_fprop / fast_accumulation_backward: cuBLASLt's FP8 fast accumulation
+    (partial sums below fp32) in fprop / in dgrad and wgrad; on in fprop alone by default, as in
+    Transformer Engine and torchao."""
+
     family = "fp8"
 
     def dtype(self, role: str) -> str:
@@ -72,6 +76,7 @@ class _Fp8(Recipe):
 
     def _check(self):
         self._one_of("fp8_format", _FP8_FORMATS)
+        self._bool("fast_accumulation_fprop", "fast_accumulation_backward")
 
 
 @dataclass(frozen=True, init=False)
@@ -85,6 +90,8 @@ class Fp8Delayed(_Fp8):
     amax_history_len: int = 1024
     amax_compute_algo: str = "max"
     margin: int = 0
+    fast_accumulation_fprop: bool = True
+    fast_accumulation_backward: bool = False
     scaling = "fp8_delayed"
     name = "fp8_delayed"
 
@@ -105,6 +112,8 @@ class Fp8Current(_Fp8):
     fp8_format: str = "hybrid"
     amax_epsilon: float = 0.0
     power_of_two_scale: bool = False
+    fast_accumulation_fprop: bool = True
+    fast_accumulation_backward: bool = False
     scaling = "fp8_current"
     name = "fp8_current"
 
@@ -122,6 +131,8 @@ class Fp8PerToken(_Fp8):
     fp8_format: str = "e4m3"
     amax_epsilon: float = 0.0
     power_of_two_scale: bool = False
+    fast_accumulation_fprop: bool = True
+    fast_accumulation_backward: bool = False
     scaling = "fp8_per_token"
     name = "fp8_per_token"
 

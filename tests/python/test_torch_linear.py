@@ -76,15 +76,19 @@ class Composition:
         qx = self.q(x2, "input", True, True)
         self.update(slice(0, 2), "input")
         bias_in = b.dtype == torch.bfloat16 or (self.recipe.family == "nvfp4" and b.dtype == torch.float32)
-        y = lowp.gemm(qx, "rowwise", qw, "rowwise", out_dtype=gd, bias=b if bias_in else None)
+        fp8 = self.recipe.family == "fp8"
+        fast = (fp8 and self.recipe.fast_accumulation_fprop, fp8 and self.recipe.fast_accumulation_backward)
+        y = lowp.gemm(qx, "rowwise", qw, "rowwise", out_dtype=gd, bias=b if bias_in else None,
+                      fast_accumulation=fast[0])
         if not bias_in:
             y = y + b.float()
         y = y.to(x.dtype).reshape(*x.shape[:-1], -1)
         dy2 = dy.reshape(-1, dy.shape[-1])
         qdy = self.q(dy2, "gradient", True, True)
         self.update(slice(2, 3), "gradient")
-        dx = lowp.gemm(qdy, "rowwise", qw, "columnwise", out_dtype=gd).to(x.dtype).reshape(x.shape)
-        dw = lowp.gemm(qdy, "columnwise", qx, "columnwise", out_dtype=gd).to(w.dtype)
+        dx = lowp.gemm(qdy, "rowwise", qw, "columnwise", out_dtype=gd, fast_accumulation=fast[1])
+        dx = dx.to(x.dtype).reshape(x.shape)
+        dw = lowp.gemm(qdy, "columnwise", qx, "columnwise", out_dtype=gd, fast_accumulation=fast[1]).to(w.dtype)
         db = dy2.sum(0, dtype=torch.float32).to(b.dtype)
         return y, dx, dw, db
 
@@ -129,17 +133,18 @@ def test_linear_equals_its_lowp_ops(name, dtype):
         m.weight.grad = m.bias.grad = None
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=cuda)])
 @pytest.mark.parametrize("name", RECIPE_NAMES)
-def test_linear_within_bound_of_fp64(name):
+def test_linear_within_bound_of_fp64(name, device):
     recipe = R.by_name(name)
     torch.manual_seed(2)
-    m = lowp.torch.Linear(IN, OUT, recipe=recipe)
+    m = lowp.torch.Linear(IN, OUT, recipe=recipe, device=device)
     ref = torch.nn.Linear(IN, OUT, dtype=torch.float64)
-    ref.load_state_dict({k: getattr(m, k).detach().double() for k in ("weight", "bias")})
+    ref.load_state_dict({k: getattr(m, k).detach().double().cpu() for k in ("weight", "bias")})
     g = torch.Generator().manual_seed(3)
     x = torch.randn(*TOKENS_SHAPE, IN, generator=g)
     dy = torch.randn(*TOKENS_SHAPE, OUT, generator=g)
-    got = module_step(m, x, dy)
+    got = [t.cpu() for t in module_step(m, x.to(device), dy.to(device))]
     want = module_step(ref, x.double(), dy.double())
     for what, gv, wv, bound in zip(("y", "dx", "dW"), got, want, BOUNDS[recipe.family]):
         rel = ((gv.double() - wv).norm() / wv.norm()).item()

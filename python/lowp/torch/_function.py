@@ -35,13 +35,21 @@ def gemm_dtype(dtype: torch.dtype) -> str:
     return "bfloat16" if dtype == torch.bfloat16 else "float32"
 
 
-def fprop(qx, qw, bias: Optional[torch.Tensor], out_dtype: torch.dtype, family: str) -> torch.Tensor:
+def fast_accumulation(recipe: Recipe, product: str) -> bool:
+    """Whether an FP8 GEMM of the recipe accumulates fast ("fprop", or "dgrad" / "wgrad")."""
+    if recipe.family != "fp8":
+        return False
+    return recipe.fast_accumulation_fprop if product == "fprop" else recipe.fast_accumulation_backward
+
+
+def fprop(qx, qw, bias: Optional[torch.Tensor], out_dtype: torch.dtype, recipe: Recipe) -> torch.Tensor:
     """y = x W^T + b. The bias goes into the GEMM's epilogue where lowp takes its dtype (bf16;
     fp32 for NVFP4), else it is added in fp32 after it."""
     gdtype = gemm_dtype(out_dtype)
     in_epilogue = bias is not None and (bias.dtype == torch.bfloat16 or
-                                        (family == "nvfp4" and bias.dtype == torch.float32))
-    y = _api.gemm(qx, "rowwise", qw, "rowwise", out_dtype=gdtype, bias=bias if in_epilogue else None)
+                                        (recipe.family == "nvfp4" and bias.dtype == torch.float32))
+    y = _api.gemm(qx, "rowwise", qw, "rowwise", out_dtype=gdtype, bias=bias if in_epilogue else None,
+                  fast_accumulation=fast_accumulation(recipe, "fprop"))
     if bias is not None and not in_epilogue:
         y = y + bias.float()
     return y.to(out_dtype)
@@ -64,7 +72,7 @@ class LinearFunction(torch.autograd.Function):
         if recipe.scaling == "fp8_delayed":
             _delayed_update(recipe, state, slice(0, 2), "input")
         out_dtype = torch.get_autocast_dtype(x.device.type) if torch.is_autocast_enabled(x.device.type) else x.dtype
-        y = fprop(qx, qw, bias, out_dtype, recipe.family)
+        y = fprop(qx, qw, bias, out_dtype, recipe)
 
         x_saved, x_meta = flatten(qx, rowwise=False, columnwise=spec.need_wgrad)
         w_saved, w_meta = flatten(qw, rowwise=False, columnwise=spec.need_dgrad)
@@ -95,14 +103,17 @@ class LinearFunction(torch.autograd.Function):
             if recipe.scaling == "fp8_delayed":
                 _delayed_update(recipe, state, slice(2, 3), "gradient")
         if need_dx:
-            dx = _api.gemm(qdy, "rowwise", qw, "columnwise", out_dtype=gemm_dtype(ctx.x_dtype))
+            dx = _api.gemm(qdy, "rowwise", qw, "columnwise", out_dtype=gemm_dtype(ctx.x_dtype),
+                           fast_accumulation=fast_accumulation(recipe, "dgrad"))
             dx = dx.to(ctx.x_dtype).reshape(ctx.x_shape)
         if need_dw:
             main_grad = getattr(ctx.weight, "main_grad", None) if spec.fuse_wgrad_accumulation else None
             if main_grad is not None:
-                _api.gemm(qdy, "columnwise", qx, "columnwise", accumulate_into=main_grad)
+                _api.gemm(qdy, "columnwise", qx, "columnwise", accumulate_into=main_grad,
+                          fast_accumulation=fast_accumulation(recipe, "wgrad"))
             else:
-                dw = _api.gemm(qdy, "columnwise", qx, "columnwise", out_dtype=gemm_dtype(ctx.w_dtype))
+                dw = _api.gemm(qdy, "columnwise", qx, "columnwise", out_dtype=gemm_dtype(ctx.w_dtype),
+                               fast_accumulation=fast_accumulation(recipe, "wgrad"))
                 dw = dw.to(ctx.w_dtype)
         if ctx.has_bias and ctx.needs_input_grad[2]:
             db = dy2d.sum(0, dtype=torch.float32).to(ctx.bias_dtype)
