@@ -58,9 +58,14 @@ def variants():
                                                                     dtype=torch.bfloat16)),
     }
     v.update(torchao_variants())
-    for name in LOWP_RECIPES:
-        v[f"lowp_{name}"] = (lambda r: lambda i, o: lowp.torch.Linear(i, o, bias=False, device="cuda",
-                                                                      dtype=torch.bfloat16, recipe=r))(R.by_name(name))
+    recipes = {f"lowp_{name}": R.by_name(name) for name in LOWP_RECIPES}
+    # The per-tensor recipe with the post-RHT amax estimated instead of an exact pass (a knob).
+    est = R.Nvfp4Role(rht=True, amax_estimation=True)
+    recipes["lowp_nvfp4_per_tensor_amax_est"] = R.Nvfp4PerTensor(
+        input=est, gradient=est.replace(stochastic_rounding=True))
+    for name, recipe in recipes.items():
+        v[name] = (lambda r: lambda i, o: lowp.torch.Linear(i, o, bias=False, device="cuda", dtype=torch.bfloat16,
+                                                            recipe=r))(recipe)
     return v
 
 
