@@ -71,8 +71,9 @@ LOWP_HD float nvfp4_four_over_six_term(float decoded, float x, bool mse) {
   return mse ? mul_rn(d, d) : abs_f(d);
 }
 
-// A 16x16 tile's error from its 16 row sums (rows of x, each summed in column order): added as a
-// pairwise tree, row r with row r + 8, then r + 4, r + 2, r + 1, in place.
+// A 16x16 tile's error from its 16 row sums (rows of the copy being made: x's for the rowwise
+// copy, xᵀ's for the columnwise one; each summed in element order): added as a pairwise tree, row
+// r with row r + 8, then r + 4, r + 2, r + 1, in place.
 LOWP_HD float nvfp4_four_over_six_tile_error(float (&row_sums)[16]) {
   for (int h = 8; h >= 1; h /= 2)
     for (int r = 0; r < h; ++r) row_sums[r] = add_rn(row_sums[r], row_sums[r + h]);

@@ -11,6 +11,7 @@
 
 #include "common/compare.h"
 #include "common/fuzz_values.h"
+#include "common/wide_range.h"
 #include "device_buffer.h"
 
 namespace lowp_test {
@@ -313,6 +314,37 @@ TEST(Nvfp4QuantizeGpu, ByteExactOnLargeAndRowwiseOnlyShapes) {
   }
   std::printf("[nvfp4 quantize gpu==cpu] large/rowwise-only: %d cases, %d mismatching buffers\n", cases, bad);
   EXPECT_EQ(bad, 0);
+}
+
+// 4over6 with 16x16 tiles on wide-range data (x = randn * exp(4 * randn), the inputs of
+// cpu_nvfp4_four_over_six_te_test): the columnwise copy sums each tile's error in xᵀ's rows
+// (numerics §5c), which decides some tiles differently from the rowwise copy. Both the tile
+// kernels (aligned) and the per-block kernels (x misaligned), every error measure and E; the CPU
+// side must show such tiles, so the columnwise order is exercised.
+TEST(Nvfp4QuantizeGpu, ByteExactFourOverSix2DOnWideRangeData) {
+  LOWP_REQUIRE_GPU();
+  int cases = 0, bad = 0;
+  int64_t untransposed = 0;
+  for_each_wide_range_case([&](const WideRangeShape& s, lowp_dtype in, const WideRangeSetting& st, uint64_t seed) {
+    const std::vector<uint8_t> x = wide_range_tensor(in, s.rows, s.cols, seed);
+    for (int misalign = 0; misalign < 2; ++misalign) {
+      if (quick_mode() && misalign) continue;
+      Case c{in, s.rows, s.cols, true, true, Knobs{}, misalign ? dtype_size(in) : 0};
+      c.k.four_over_six = c.k.block_2d = true;
+      c.k.mse = st.mse;
+      c.k.e256 = st.e == 256.0f;
+      c.k.layout = LOWP_SCALE_LAYOUT_COMPACT;
+      const Outputs want = run_cpu(c, x);
+      if (!misalign) untransposed += untransposed_tiles(want.row_s, want.col_s, s.rows, s.cols);
+      bad += compare_outputs(c, run_gpu(c, x), want);
+      ++cases;
+    }
+  });
+  std::printf("[nvfp4 quantize gpu==cpu] 4over6 2D wide-range: %d cases, %d mismatching buffers; %lld tiles where the "
+              "copies chose differently\n",
+              cases, bad, static_cast<long long>(untransposed));
+  EXPECT_EQ(bad, 0);
+  EXPECT_GT(untransposed, 0) << "no tile where the columnwise order decides: the inputs do not exercise it";
 }
 
 TEST(Nvfp4QuantizeGpu, GraphReplayEqualsEagerAndAdvanceChangesSrBytes) {

@@ -1,6 +1,7 @@
 // The CPU walk of 4over6 (numerics §5c): which of its two candidate scales a 16-value block (1D)
 // or a 16x16 tile (2D) keeps. The scalar steps are numerics/nvfp4_four_over_six.h's; this file
-// only orders them (element order within a block or tile row, the tree over a tile's rows).
+// only orders them (element order within a block or tile row, the tree over a tile's rows; a
+// tile's rows are those of the copy being made).
 #pragma once
 #include <cstdint>
 
@@ -37,8 +38,9 @@ inline uint8_t block_scale(const float (&v)[16], float b, const Outer& o) {
   return num::nvfp4_four_over_six_takes_map4(error(v, 16, c.s4, o), error(v, 16, c.s6, o)) ? c.s4 : c.s6;
 }
 
-// The kept scale of a 16x16 tile of x (tile[r][c], rows of x) with amax b: each candidate's 16
-// row errors added as numerics' tree.
+// The kept scale of a 16x16 tile with amax b, tile[r][c] in the rows of the copy being made
+// (rowwise: x's rows; columnwise: xᵀ's, x's columns): each candidate's 16 row errors added as
+// numerics' tree.
 inline uint8_t tile_scale(const float (&tile)[16][16], float b, const Outer& o) {
   const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, o.s_enc);
   if (c.s4 == c.s6) return c.s6;

@@ -62,8 +62,9 @@ std::vector<float> tile_amaxes(const DenseView& x) {
 }
 
 // 4over6 with 2D blocks: the kept scale of every 16x16 tile of x, [M/16][K/16], for an
-// orientation encoded against `o` (its amax).
-std::vector<uint8_t> four_over_six_tile_scales(const DenseView& x, const std::vector<float>& tiles,
+// orientation encoded against `o` (its amax). The error runs over the tile in that orientation's
+// rows: columnwise, xᵀ's (numerics §5c).
+std::vector<uint8_t> four_over_six_tile_scales(const DenseView& x, bool columnwise, const std::vector<float>& tiles,
                                                const four_over_six::Outer& o) {
   const int64_t tr = x.rows / kBlock, tc = x.cols / kBlock;
   std::vector<uint8_t> scales(tr * tc);
@@ -72,7 +73,8 @@ std::vector<uint8_t> four_over_six_tile_scales(const DenseView& x, const std::ve
       for (int64_t tj = 0; tj < tc; ++tj) {
         float tile[kBlock][kBlock];
         for (int64_t r = 0; r < kBlock; ++r)
-          for (int64_t c = 0; c < kBlock; ++c) tile[r][c] = x_at(x, ti * kBlock + r, tj * kBlock + c);
+          for (int64_t c = 0; c < kBlock; ++c)
+            (columnwise ? tile[c][r] : tile[r][c]) = x_at(x, ti * kBlock + r, tj * kBlock + c);
         scales[ti * tc + tj] = four_over_six::tile_scale(tile, tiles[ti * tc + tj], o);
       }
   });
@@ -89,7 +91,7 @@ void encode_orientation(const Nvfp4QuantizeArgs& a, const Nvfp4Part& p, bool col
   const float s_enc = num::nvfp4_encode_scale(amax, fos.outer_max);
   const four_over_six::Outer outer{s_enc, amax, fos.outer_max, fos.mse};
   std::vector<uint8_t> tile_scales;
-  if (tiles && fos.on) tile_scales = four_over_six_tile_scales(a.x, *tiles, outer);
+  if (tiles && fos.on) tile_scales = four_over_six_tile_scales(a.x, columnwise, *tiles, outer);
   const uint64_t* rng = a.stochastic_rounding ? a.rng_state : nullptr;
   nvfp4_blocks::encode_orientation(a.x, columnwise, a.scale_layout, p, [&](int64_t i, int64_t jb, uint8_t* codes) {
     float v[kBlock];

@@ -31,11 +31,16 @@ __device__ uint32_t tile16_amax(const TileArgs& a, int64_t ti, int64_t tj) {
   return acc;
 }
 
-// The kept 4over6 scale of the 16 x 16 tile (ti, tj) of x (2D), for an orientation with outer f.
+// The kept 4over6 scale of the 16 x 16 tile (ti, tj) of x (2D), for an orientation with outer f,
+// its error summed in that orientation's rows (columnwise: x's columns, numerics §5c).
 template <typename T>
-__device__ uint32_t four_over_six_tile_scale(const TileArgs& a, int64_t ti, int64_t tj, float b, const FourOverSixOuter& f) {
+__device__ uint32_t four_over_six_tile_scale(const TileArgs& a, bool columnwise, int64_t ti, int64_t tj, float b,
+                                             const FourOverSixOuter& f) {
   const auto* x = static_cast<const typename T::Raw*>(a.x);
-  const auto value_at = [&](int r, int c) { return to_f32<T>(x[(ti * kBlock + r) * a.cols + tj * kBlock + c]); };
+  const auto value_at = [&](int r, int c) {
+    if (columnwise) return to_f32<T>(x[(ti * kBlock + c) * a.cols + tj * kBlock + r]);
+    return to_f32<T>(x[(ti * kBlock + r) * a.cols + tj * kBlock + c]);
+  };
   const num::Nvfp4ScaleCandidates c = num::nvfp4_four_over_six_scales(b, f.o.s_enc);
   if (c.s4 == c.s6) return c.s6;
   return num::nvfp4_four_over_six_takes_map4(four_over_six_tile_error(c.s4, f, value_at),
@@ -74,7 +79,8 @@ __global__ void __launch_bounds__(kThreads)
       s = block_scale_code(b, o.s_enc6);
     } else {
       const FourOverSixOuter f{o, a_row, outer_max, a.four_over_six_mse};
-      if (a.block_2d) s = four_over_six_tile_scale<T>(a, columnwise ? jb : i / kBlock, columnwise ? i / kBlock : jb, b, f);
+      if (a.block_2d)
+        s = four_over_six_tile_scale<T>(a, columnwise, columnwise ? jb : i / kBlock, columnwise ? i / kBlock : jb, b, f);
       else s = four_over_six_block_scale(b, f, [&](int t) { return v[t]; });
     }
     float m = multiplier<kPerToken>(s, o);

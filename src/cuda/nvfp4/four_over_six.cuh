@@ -252,8 +252,8 @@ __device__ __forceinline__ FourOverSixChoice four_over_six_choose(const FourOver
   return mse ? walk(std::true_type{}) : walk(std::false_type{});
 }
 
-// One candidate's error over a 16x16 tile (value_at(r, c), rows of x): its 16 row errors added as
-// numerics' tree.
+// One candidate's error over a 16x16 tile (value_at(r, c), rows of the copy being made): its 16
+// row errors added as numerics' tree.
 template <typename ValueAt>
 __device__ __forceinline__ float four_over_six_tile_error(uint32_t s, const FourOverSixOuter& f, ValueAt value_at) {
   float rows[kBlock];

@@ -391,9 +391,10 @@ struct Nvfp4Tile : TileThread<T> {
 
   // 4over6 with 2D blocks (per-tensor only): the kept scale of each of the tile's 8 x 8 16x16
   // tiles, for each produced orientation (its own amax), into sm.tile_scale. Threads 0..127 take
-  // tile t / 2 and candidate t % 2 of both orientations (table slot = orientation) and read each
-  // row of the tile once for both; partners exchange their errors. After the loads' barrier; a
-  // barrier before the encode reads them.
+  // tile t / 2 and candidate t % 2 of both orientations (table slot = orientation); each
+  // orientation sums the tile in its own rows (rowwise: the tile's rows; columnwise: its columns,
+  // xᵀ's rows; numerics §5c); partners exchange their errors. After the loads' barrier; a barrier
+  // before the encode reads them.
   __device__ void choose_tiles(const TileArgs& a, Smem& sm) const {
     static_assert(k2dPossible && k4over6, "4over6 2D is per-tensor only");
     constexpr int kPairs = kTileBlocks * kTileBlocks;
@@ -430,12 +431,14 @@ struct Nvfp4Tile : TileThread<T> {
       constexpr bool kMse = decltype(mse_tag)::value;
 #pragma unroll 1
       for (int r = 0; r < kBlock; ++r) {
-        float x[kBlock];
 #pragma unroll
-        for (int j = 0; j < kBlock; ++j) x[j] = value_at(r, j);
+        for (int orientation = 0; orientation < 2; ++orientation) {
+          if (!measured[orientation]) continue;
+          float x[kBlock];  // row r of the orientation's tile: x's row r, or x's column r
 #pragma unroll
-        for (int orientation = 0; orientation < 2; ++orientation)
-          if (measured[orientation]) rows[orientation][r] = four_over_six_row_error<kMse>(mine[orientation], x);
+          for (int j = 0; j < kBlock; ++j) x[j] = orientation == 0 ? value_at(r, j) : value_at(j, r);
+          rows[orientation][r] = four_over_six_row_error<kMse>(mine[orientation], x);
+        }
       }
     };
     if (a.four_over_six_mse) errors(std::true_type{});

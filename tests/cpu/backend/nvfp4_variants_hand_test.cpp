@@ -173,7 +173,8 @@ TEST(Nvfp4FourOverSixHand, OuterMax256) {
 // them: map-6 8, map-4 15 * 3.75 = 56.25: map-6 for the whole tile, row 15 included (1D would
 // keep map-4 there): scale 0x38, row 15 codes 6 (0x66). Tile 1 {4 everywhere}: map-4 as block 1
 // above, scale 0x38, codes 0x66 (map-6 would be 0x33 and 0x77). Tile 2 {2688 at (0, 32)}: 0x7E.
-// Both copies: the same scales transposed, the codes transposed.
+// Both copies: the same scales transposed, the codes transposed (every sum here is exact, so the
+// columnwise copy's order, xᵀ's rows, chooses alike).
 TEST(Nvfp4FourOverSixHand, TwoDimensionalTile) {
   const int64_t M = 16, K = 48;
   std::vector<float> x(M * K, 0.0f);

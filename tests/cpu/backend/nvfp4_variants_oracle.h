@@ -62,8 +62,8 @@ inline uint8_t chosen_block_scale(const float* v, float b, float s_enc, float am
   return candidate_error(v, 16, c.s4, s_enc, amax, f) < candidate_error(v, 16, c.s6, s_enc, amax, f) ? c.s4 : c.s6;
 }
 
-// The scale a 16x16 tile of x keeps (tile[r * 16 + c]): its 16 row errors, then pairwise
-// (r with r + 8, then r + 4, r + 2, r + 1).
+// The scale a 16x16 tile keeps (tile[r * 16 + c], rows of the orientation being made): its 16
+// row errors, then pairwise (r with r + 8, then r + 4, r + 2, r + 1).
 inline uint8_t chosen_tile_scale(const float* tile, float b, float s_enc, float amax, const FourOverSix& f) {
   const Candidates c = candidates(b, s_enc);
   auto tile_error = [&](uint8_t s) {
@@ -117,12 +117,13 @@ inline VariantResult quantize(const std::vector<float>& x, int64_t M, int64_t K,
       const float* v = &r.values[i * r.cols + jb * 16];
       float b;
       float tile[256];
-      if (c.block_2d) {  // the 16x16 tile of x holding this block, rows of x
-        const int64_t tr = (c.columnwise ? jb : i / 16) * 16, tc = (c.columnwise ? i / 16 : jb) * 16;
+      if (c.block_2d) {  // the 16x16 tile holding this block, in this orientation's rows (2D: no RHT)
+        const int64_t tr = (i / 16) * 16, tc = jb * 16;
         b = 0.0f;
         for (int64_t rr = 0; rr < 16; ++rr) {
-          for (int64_t cc = 0; cc < 16; ++cc) tile[rr * 16 + cc] = x[(tr + rr) * K + tc + cc];
-          const float t = amax_of(&x[(tr + rr) * K + tc], 16);
+          const float* row = &r.values[(tr + rr) * r.cols + tc];
+          for (int64_t cc = 0; cc < 16; ++cc) tile[rr * 16 + cc] = row[cc];
+          const float t = amax_of(row, 16);
           b = std::isnan(t) || std::isnan(b) ? NAN : std::fmax(b, t);
         }
       } else {

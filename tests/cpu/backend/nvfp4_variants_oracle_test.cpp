@@ -238,16 +238,11 @@ TEST(Nvfp4FourOverSixOracle, PerTensor1D) {
                                   });
 }
 
-// 2D: one choice per 16x16 tile of x, both copies the same scales transposed (A_col = A_row).
+// 2D: one choice per 16x16 tile and copy, each copy measuring the tile in its own rows (the
+// columnwise copy in xᵀ's), so the copies need not be transposes where the errors are close.
 TEST(Nvfp4FourOverSixOracle, PerTensor2D) {
   four_over_six_sweep<Nvfp4Quant>("per-tensor 2D", true,
                                   [](const Nvfp4Quant& t, const std::vector<float>& x, const lowp_quant_config& cfg) {
-                                    const int64_t row_c = (t.K / 16 + 3) / 4 * 4, col_c = (t.M / 16 + 3) / 4 * 4;
-                                    int64_t bad = 0;
-                                    for (int64_t r = 0; r < t.M; ++r)
-                                      for (int64_t c = 0; c < t.K; c += 16)
-                                        bad += t.row_scales[r * row_c + c / 16] != t.col_scales[c * col_c + r / 16];
-                                    EXPECT_EQ(bad, 0) << "2D tile scales are not the same in both copies";
                                     return expect_per_tensor(t, x, cfg);
                                   });
 }
