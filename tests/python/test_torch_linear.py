@@ -152,12 +152,16 @@ def test_linear_within_bound_of_fp64(name, device):
     assert torch.allclose(got[3].double(), want[3], rtol=1e-5), "db"
 
 
-def test_weight_quantized_once_per_step(monkeypatch):
+@pytest.mark.parametrize("optimizer", ["sgd", "adamw_fused"])
+def test_weight_quantized_once_per_step(monkeypatch, optimizer):
+    """Once per step, whatever updates the weight: fused AdamW writes it without bumping its
+    version counter."""
     calls = []
     real = linear_module.quantize_weight
     monkeypatch.setattr(linear_module, "quantize_weight", lambda *a: calls.append(1) or real(*a))
     m = lowp.torch.Linear(IN, OUT, recipe=R.Fp8Delayed(amax_history_len=4))
-    opt = torch.optim.SGD(m.parameters(), lr=0.01)
+    opt = (torch.optim.SGD(m.parameters(), lr=0.01) if optimizer == "sgd"
+           else torch.optim.AdamW(m.parameters(), lr=0.01, fused=True))
     for step in range(3):
         for micro in range(4):
             x, dy = inputs(torch.float32, seed=micro)
@@ -304,8 +308,9 @@ class TinyLM(torch.nn.Module):
         return self.lm_head(h)
 
 
+@pytest.mark.parametrize("fused", [False, True])
 @pytest.mark.parametrize("name", RECIPE_NAMES)
-def test_convert_trains_a_small_model(name):
+def test_convert_trains_a_small_model(name, fused):
     torch.manual_seed(0)
     model = TinyLM()
     weights = [p for p in model.parameters()]
@@ -313,7 +318,7 @@ def test_convert_trains_a_small_model(name):
     assert type(model.lm_head) is torch.nn.Linear
     assert all(type(b[1]) is lowp.torch.Linear and type(b[3]) is lowp.torch.Linear for b in model.blocks)
     assert all(a is b for a, b in zip(weights, model.parameters())), "parameters kept, not copied"
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, fused=fused)
     data = torch.randint(0, 64, (8, 33), generator=torch.Generator().manual_seed(0))
     data[:, 1::2] = (data[:, 0::2][:, :16] * 3) % 64  # learnable: odd tokens follow even ones
     losses = []

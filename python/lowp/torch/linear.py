@@ -8,12 +8,23 @@ from typing import Optional
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from .. import recipes
 from ._function import LinearFunction, Spec
 from ._roles import State, flatten, quantize
 
 _SEEDS = itertools.count(0x5EED_0000)
+# Optimizer steps taken in this process. A weight's version counter alone misses updates:
+# fused optimizers (AdamW(fused=True)) write parameters without bumping it.
+_OPTIMIZER_STEPS = [0]
+
+
+def _count_optimizer_step(optimizer, args, kwargs):
+    _OPTIMIZER_STEPS[0] += 1
+
+
+register_optimizer_step_post_hook(_count_optimizer_step)
 # Delayed scaling's buffers: float32 whatever the module's dtype (.to(bfloat16) keeps them).
 _FP32_STATE = ("fp8_amax_history", "fp8_scale", "fp8_scale_inv")
 
@@ -33,8 +44,8 @@ class Linear(nn.Linear):
       (``sr_rng_state``, not in state_dict) advanced on the device.
 
     The weight is quantized once per optimizer step: forward reuses the quantized weight while
-    the weight's version counter is unchanged (micro-batches), or as ``is_first_microbatch`` says
-    (True: quantize now; False: reuse). Under torch.compile it is quantized on every call unless
+    no torch.optim optimizer has stepped and the weight's version counter is unchanged
+    (micro-batches), or as ``is_first_microbatch`` says (True: quantize now; False: reuse). Under torch.compile it is quantized on every call unless
     ``is_first_microbatch`` is False.
 
     Shapes lowp cannot quantize (in_features, out_features or the token count not a multiple of
@@ -117,7 +128,7 @@ class Linear(nn.Linear):
         while the weight is unchanged, else now."""
         w = self.weight
         compiling = torch.compiler.is_compiling()
-        key = None if compiling else (w._version, w.data_ptr(), w.dtype, w.device)
+        key = None if compiling else (_OPTIMIZER_STEPS[0], w._version, w.data_ptr(), w.dtype, w.device)
         cache = self._weight_cache
         if cache is not None and (columnwise <= cache[1]) and (
                 is_first_microbatch is False or (is_first_microbatch is None and key is not None and cache[0] == key)):
