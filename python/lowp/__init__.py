@@ -37,7 +37,7 @@ from ._types import (GroupedQuantizedTensor, Nvfp4GroupedTensor, QuantizedLayout
 __version__ = version()
 
 if "torch" in _sys.modules:  # register the torch operators now, so a first call may be compiled
-    from . import torch as _torch_ops  # noqa: F401
+    from . import _torch_ops  # noqa: F401
 
 __all__ = [
     "quantize", "quantize_dact", "dequantize", "gemm", "amax", "amax_per_token", "nvfp4_amax_per_token",

@@ -1,5 +1,5 @@
 """The public functions: names and choices as strings, results as typed records. PyTorch tensors
-go through the registered ``torch.ops.lowp`` operators (lowp/torch/_ops.py), so these functions also
+go through the registered ``torch.ops.lowp`` operators (lowp/_torch_ops.py), so these functions also
 run under ``torch.compile`` and CUDA-graph capture; every other array goes straight to
 lowp/_core.py. The array ops call nothing of the extension here, so dynamo traces them.
 """
@@ -42,8 +42,6 @@ _COLUMNWISE_RHT = {role: _lowp.QuantConfig(role=None if role is None else ROLES[
                    for role in (None, *ROLES)}
 _GROUP_ARRAYS = ("first_dims", "last_dims", "offsets")
 
-# Filled by lowp/torch/_ops.py on import: op name -> torch.ops.lowp.<name>.default.
-TORCH_OPS: dict = {}
 
 
 def _scaling_keyword(fn):
@@ -85,11 +83,11 @@ def _dtype_choice(arg, value, table):
 def _run(name, first, *args):
     """Runs op `name` as a torch operator on tensors, else directly."""
     if is_torch(first):
-        op = TORCH_OPS.get(name)
+        op = _core.TORCH_OPS.get(name)
         if op is None:
-            from . import torch as _register  # noqa: F401  (fills TORCH_OPS)
+            from . import _torch_ops  # noqa: F401  (registers the operators, fills _core.TORCH_OPS)
 
-            op = TORCH_OPS[name]
+            op = _core.TORCH_OPS[name]
         return op(first, *args)
     return getattr(_core, name)(first, *args)
 
@@ -565,3 +563,25 @@ def cuda_available() -> bool:
     """True when lowp was built with its CUDA backend and a CUDA device is visible."""
     return _lowp.cuda_available()
 
+
+
+# The records' convenience methods (lowp/_types.py holds data only and imports nothing above it).
+def _dequantize_method(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
+    """lowp.dequantize(self, which, dtype): the copy back in high precision."""
+    return dequantize(self, which, dtype)
+
+
+def _grouped_dequantize_method(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
+    """lowp.grouped_dequantize(self, which, dtype)."""
+    return grouped_dequantize(self, which, dtype)
+
+
+def _layout_error_method(self) -> int:
+    """lowp.grouped_layout_error(self.workspace): 0, or index + 1 of the first bad member."""
+    return grouped_layout_error(self.workspace)
+
+
+QuantizedTensor.dequantize = _dequantize_method
+GroupedQuantizedTensor.dequantize = _grouped_dequantize_method
+GroupedQuantizedTensor.layout_error = _layout_error_method
+Nvfp4GroupedTensor.layout_error = _layout_error_method

@@ -2,7 +2,7 @@
 element counts of the caller's buffers), allocates the outputs (lowp/_shapes.py) in the first
 argument's framework and device, and calls lowp's C entry point on that device's current
 stream. Arguments are plain values (lowp's enum codes), in the order of the torch schemas
-(lowp/torch/_ops.py), whose CPU and CUDA kernels these functions are.
+(lowp/_torch_ops.py), whose CPU and CUDA kernels these functions are.
 """
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ _NO_OUTER_MAX = 0.0  # q descriptors' nvfp4_outer_max where it is not read (lowp
 # scale arrays sized for every split; a call writes them only in part, so they start zeroed and
 # every output is a function of the inputs (as torch.compile assumes of an operator).
 _ZEROED_WORKSPACE = (5,)
+
+# Filled by lowp/_torch_ops.py when it registers the operators: op name ->
+# torch.ops.lowp.<name>.default (lowp/_api.py runs torch tensors through them).
+TORCH_OPS: dict = {}
 
 
 def _addr(a, produced=True):
@@ -203,7 +207,7 @@ _GEMM_OUTPUTS = {_lowp.DTYPE_BFLOAT16: "bfloat16", _lowp.DTYPE_FLOAT32: "float32
 
 
 def _gemm(a, b, d, out_dtype, bias, fast_accumulation, a_columnwise_rht, b_columnwise_rht):
-    """D = A . B^T, a and b each the 10 operand values of the torch schema (lowp/torch/_ops.py, the
+    """D = A . B^T, a and b each the 10 operand values of the torch schema (lowp/_torch_ops.py, the
     order of _copy_desc's arguments). d None: a new M x N array of out_dtype; else d (float32,
     M x N) is accumulated into. The workspace lowp_gemm asks for is allocated in a's framework."""
     A = Anchor(a[0], "a.data")

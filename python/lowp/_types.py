@@ -1,4 +1,7 @@
-"""The results of quantize calls: small typed records of arrays (in the input's framework)."""
+"""The results of quantize calls: small typed records of arrays (in the input's framework). They
+hold data and import nothing of lowp; lowp/_api.py binds their convenience methods
+(``QuantizedTensor.dequantize``, ``GroupedQuantizedTensor.dequantize`` / ``.layout_error``,
+``Nvfp4GroupedTensor.layout_error``)."""
 from __future__ import annotations
 
 import warnings
@@ -80,12 +83,6 @@ class QuantizedTensor:
             return 6.0 * float(self.options.get("four_over_six_scale_max", 448.0))
         return 2688.0
 
-    def dequantize(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
-        """lowp.dequantize(self, which, dtype): the copy back in high precision."""
-        from ._api import dequantize
-
-        return dequantize(self, which, dtype)
-
 
 @dataclass
 class GroupedQuantizedTensor:
@@ -116,25 +113,14 @@ class GroupedQuantizedTensor:
         warnings.warn("GroupedQuantizedTensor.recipe is deprecated; use .scaling", DeprecationWarning, stacklevel=2)
         return self.scaling
 
-    def dequantize(self, which: str = "rowwise", dtype: Any = "float32") -> Array:
-        """lowp.grouped_dequantize(self, which, dtype)."""
-        from ._api import grouped_dequantize
-
-        return grouped_dequantize(self, which, dtype)
-
-    def layout_error(self) -> int:
-        """lowp.grouped_layout_error(self.workspace): 0, or index + 1 of the first bad member."""
-        from ._api import grouped_layout_error
-
-        return grouped_layout_error(self.workspace)
-
 
 @dataclass
 class Nvfp4GroupedTensor:
     """N members split along the rows of x (R x K), quantized to NVFP4 per-token or row-scaled
     (options["scaling"]), in lowp.h's layout of lowp_nvfp4_grouped_quantize: rowwise codes
     R x K/2 and amax [R]; columnwise codes the members' transposes back to back, amax [N][K]; each
-    part's scales the members' padded arrays back to back (sized for any split). workspace: for lowp.grouped_layout_error.
+    part's scales the members' padded arrays back to back (sized for any split). workspace: for
+    lowp.grouped_layout_error.
     """
 
     member_rows: Array
@@ -144,12 +130,6 @@ class Nvfp4GroupedTensor:
     workspace: Array
     scale_layout: str = "compact"
     options: dict = field(default_factory=dict)
-
-    def layout_error(self) -> int:
-        """lowp.grouped_layout_error(self.workspace): 0, or index + 1 of the first bad member."""
-        from ._api import grouped_layout_error
-
-        return grouped_layout_error(self.workspace)
 
 
 @dataclass

@@ -9,7 +9,7 @@ from conftest import assert_bytes_equal, md, np
 torch = pytest.importorskip("torch")
 lowp = pytest.importorskip("lowp")
 import lowp.torch as lowp_torch  # noqa: E402
-from lowp import _api  # noqa: E402
+from lowp import _core  # noqa: E402
 from op_cases import CASES, SEED_OFFSET, make_input  # noqa: E402
 
 HAS_CUDA = torch.cuda.is_available() and lowp.cuda_available()
@@ -52,7 +52,7 @@ def test_tensors_equal_numpy(case, device):
 def record_calls(device):
     """Runs every case on `device` and records each operator call's arguments (cloned first)."""
     calls = {}
-    ops = dict(_api.TORCH_OPS)
+    ops = dict(_core.TORCH_OPS)
 
     def recorder(name, op):
         def call(*args):
@@ -60,12 +60,12 @@ def record_calls(device):
             return op(*args)
         return call
 
-    _api.TORCH_OPS.update({name: recorder(name, op) for name, op in ops.items()})
+    _core.TORCH_OPS.update({name: recorder(name, op) for name, op in ops.items()})
     try:
         for case in CASES:
             case(to_torch(device))
     finally:
-        _api.TORCH_OPS.update(ops)
+        _core.TORCH_OPS.update(ops)
     return calls
 
 

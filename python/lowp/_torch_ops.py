@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from .. import _api, _core, _shapes
+from . import _core, _lowp, _shapes
 
 _LIB = torch.library.Library("lowp", "DEF")
 
@@ -101,12 +101,12 @@ def _fake_fp8_quantize_per_token(x, dtype, rowwise, columnwise, *knobs):
 
 
 def _fake_nvfp4_quantize(x, rowwise_amax, columnwise_amax, rng_state, scaling, rowwise, columnwise, *knobs):
-    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), scaling != _api.SCALINGS["nvfp4_per_tensor"], rowwise,
+    return _empty(x, _shapes.nvfp4_quantize(*_rows_cols(x), scaling != _lowp.SCALING_NVFP4_PER_TENSOR, rowwise,
                                             columnwise, rowwise_amax is not None, columnwise_amax is not None))
 
 
 def _fake_dequantize(data, scale_inv, amax, dtype, scaling, scale_layout, rows, cols, outer_max, which, out_dtype):
-    (spec,) = _shapes.dequantize(rows, cols, which == _api.ORIENTATIONS["columnwise"], _core.DTYPE_NAMES[out_dtype])
+    (spec,) = _shapes.dequantize(rows, cols, which == _lowp.COLUMNWISE, _core.DTYPE_NAMES[out_dtype])
     return data.new_empty(spec[0], dtype=_DTYPES[spec[1]])
 
 
@@ -170,7 +170,7 @@ def _fake_nvfp4_grouped_amax(x, member_rows, scaling, rows, cols, *knobs):
 def _fake_gemm(*args):
     a_rows, a_cols, _, a_copy = args[6:10]
     b_rows, b_cols, _, b_copy = args[16:20]
-    columnwise = _api.ORIENTATIONS["columnwise"]
+    columnwise = _lowp.COLUMNWISE
     m = a_cols if a_copy == columnwise else a_rows
     n = b_cols if b_copy == columnwise else b_rows
     return args[0].new_empty((m, n), dtype=_DTYPES[_core.DTYPE_NAMES[args[20]]])
@@ -206,7 +206,7 @@ def _register():
         _LIB.impl(name, kernel, "CPU")
         _LIB.impl(name, kernel, "CUDA")
         torch.library.register_fake(f"lowp::{name}", _FAKES[name], lib=_LIB)
-        _api.TORCH_OPS[name] = getattr(torch.ops.lowp, name).default
+        _core.TORCH_OPS[name] = getattr(torch.ops.lowp, name).default
 
 
 _register()
