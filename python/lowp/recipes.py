@@ -63,11 +63,16 @@ class Recipe(_Knobs):
     name: ClassVar[str] = ""
 
 
+@dataclass(frozen=True, init=False)
 class _Fp8(Recipe):
-    """fast_accumulation_fprop / fast_accumulation_backward: cuBLASLt's FP8 fast accumulation
+    """fp8_format: "hybrid" (E4M3 for x and W, E5M2 for dy) or "e4m3".
+    fast_accumulation_fprop / fast_accumulation_backward: cuBLASLt's FP8 fast accumulation
     (partial sums below fp32) in fprop / in dgrad and wgrad; on in fprop alone by default, as in
     Transformer Engine and torchao."""
 
+    fp8_format: str = "hybrid"
+    fast_accumulation_fprop: bool = True
+    fast_accumulation_backward: bool = False
     family = "fp8"
 
     def dtype(self, role: str) -> str:
@@ -83,15 +88,12 @@ class _Fp8(Recipe):
 class Fp8Delayed(_Fp8):
     """FP8 per-tensor with delayed scaling: each role is cast with a scale computed from the
     amax history of earlier steps (amax_history_len steps, reduced by amax_compute_algo "max"
-    or "most_recent", divided by 2^margin); this step's amax is folded in. fp8_format "hybrid"
-    (E4M3 for x and W, E5M2 for dy) or "e4m3". The histories are module buffers."""
+    or "most_recent", divided by 2^margin); this step's amax is folded in. The histories are
+    module buffers."""
 
-    fp8_format: str = "hybrid"
     amax_history_len: int = 1024
     amax_compute_algo: str = "max"
     margin: int = 0
-    fast_accumulation_fprop: bool = True
-    fast_accumulation_backward: bool = False
     scaling = "fp8_delayed"
     name = "fp8_delayed"
 
@@ -105,46 +107,37 @@ class Fp8Delayed(_Fp8):
 
 
 @dataclass(frozen=True, init=False)
-class Fp8Current(_Fp8):
-    """FP8 per-tensor with current scaling: each tensor's own amax, then the cast (one scale per
-    tensor). amax_epsilon floors the amax; power_of_two_scale rounds the scale down to 2^k."""
+class _Fp8FromAmax(_Fp8):
+    """Scales from this step's amax: amax_epsilon floors it; power_of_two_scale rounds the scale
+    down to 2^k."""
 
-    fp8_format: str = "hybrid"
     amax_epsilon: float = 0.0
     power_of_two_scale: bool = False
-    fast_accumulation_fprop: bool = True
-    fast_accumulation_backward: bool = False
-    scaling = "fp8_current"
-    name = "fp8_current"
 
     def _check(self):
         super()._check()
-        _check_epsilon(self)
+        if not isinstance(self.amax_epsilon, (int, float)) or not self.amax_epsilon >= 0.0:
+            self._fail("amax_epsilon", f"must be a number >= 0, got {self.amax_epsilon!r}")
+        self._bool("power_of_two_scale")
 
 
 @dataclass(frozen=True, init=False)
-class Fp8PerToken(_Fp8):
+class Fp8Current(_Fp8FromAmax):
+    """FP8 per-tensor with current scaling: each tensor's own amax, then the cast (one scale per
+    tensor)."""
+
+    scaling = "fp8_current"
+    name = "fp8_current"
+
+
+@dataclass(frozen=True, init=False)
+class Fp8PerToken(_Fp8FromAmax):
     """FP8 with one scale per row of each copy: per token for x and dy, per output channel for
-    W; the columnwise copies get one scale per column. fp8_format "e4m3" (default) or
-    "hybrid"."""
+    W; the columnwise copies get one scale per column. fp8_format "e4m3" by default."""
 
     fp8_format: str = "e4m3"
-    amax_epsilon: float = 0.0
-    power_of_two_scale: bool = False
-    fast_accumulation_fprop: bool = True
-    fast_accumulation_backward: bool = False
     scaling = "fp8_per_token"
     name = "fp8_per_token"
-
-    def _check(self):
-        super()._check()
-        _check_epsilon(self)
-
-
-def _check_epsilon(r):
-    if not isinstance(r.amax_epsilon, (int, float)) or not r.amax_epsilon >= 0.0:
-        r._fail("amax_epsilon", f"must be a number >= 0, got {r.amax_epsilon!r}")
-    r._bool("power_of_two_scale")
 
 
 @dataclass(frozen=True, init=False)
@@ -245,27 +238,29 @@ class Nvfp4PerTensor(_Nvfp4):
 
 
 @dataclass(frozen=True, init=False)
-class Nvfp4PerToken(_Nvfp4):
-    """NVFP4 per-token: one outer amax per row of each copy (per token, per output channel, and
-    per column for the columnwise copies); RHT and stochastic rounding opt in per role."""
+class _Nvfp4PerRow(_Nvfp4):
+    """One outer amax per row of each copy; every knob opts in per role."""
 
     input: Nvfp4Role = Nvfp4Role()
     weight: Nvfp4Role = Nvfp4Role()
     gradient: Nvfp4Role = Nvfp4Role()
     rht_sign_mask: Optional[int] = None
+
+
+@dataclass(frozen=True, init=False)
+class Nvfp4PerToken(_Nvfp4PerRow):
+    """NVFP4 per-token: one outer amax per row of each copy (per token, per output channel, and
+    per column for the columnwise copies); RHT and stochastic rounding opt in per role."""
+
     scaling = "nvfp4_per_token"
     name = "nvfp4_per_token"
 
 
 @dataclass(frozen=True, init=False)
-class Nvfp4RowScaled(_Nvfp4):
+class Nvfp4RowScaled(_Nvfp4PerRow):
     """NVFP4 row-scaled: per-token's amaxes with the per-tensor math row by row (numerics §5b);
     RHT, stochastic rounding and 4over6 opt in per role."""
 
-    input: Nvfp4Role = Nvfp4Role()
-    weight: Nvfp4Role = Nvfp4Role()
-    gradient: Nvfp4Role = Nvfp4Role()
-    rht_sign_mask: Optional[int] = None
     scaling = "nvfp4_row_scaled"
     name = "nvfp4_row_scaled"
     _takes_four_over_six = True
