@@ -78,8 +78,8 @@ class Composition:
         bias_in = b.dtype == torch.bfloat16 or (self.recipe.family == "nvfp4" and b.dtype == torch.float32)
         fp8 = self.recipe.family == "fp8"
         fast = (fp8 and self.recipe.fast_accumulation_fprop, fp8 and self.recipe.fast_accumulation_backward)
-        y = lowp.gemm(qx, "rowwise", qw, "rowwise", out_dtype=gd, bias=b if bias_in else None,
-                      fast_accumulation=fast[0])
+        y = lowp.gemm(qx, "rowwise", qw, "rowwise", out_dtype=gd if bias_in else "float32",
+                      bias=b if bias_in else None, fast_accumulation=fast[0])
         if not bias_in:
             y = y + b.float()
         y = y.to(x.dtype).reshape(*x.shape[:-1], -1)
@@ -222,6 +222,20 @@ def test_to_keeps_recipe_state_float32():
     assert m.fp8_amax_history.dtype == m.fp8_scale.dtype == torch.float32
     y = m(inputs(torch.bfloat16)[0])
     assert y.dtype == torch.bfloat16
+
+
+@pytest.mark.parametrize("name", ["fp8_current", "nvfp4_per_token"])
+def test_autocast_output_is_the_fp32_result_rounded_once(name):
+    """Under autocast (fp32 parameters, bf16 compute) y is the fp32 path's y rounded to bf16."""
+    m = lowp.torch.Linear(IN, OUT, recipe=R.by_name(name))
+    x = inputs(torch.float32)[0]
+    want = m(x).detach()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        got = m(x.clone().requires_grad_())
+    assert got.dtype == torch.bfloat16
+    assert torch.equal(got.detach(), want.to(torch.bfloat16))
+    got.float().sum().backward()
+    assert m.weight.grad.dtype == torch.float32 and torch.isfinite(m.weight.grad).all()
 
 
 def test_unquantizable_shape_runs_high_precision_with_one_warning():

@@ -44,10 +44,10 @@ def fast_accumulation(recipe: Recipe, product: str) -> bool:
 
 def fprop(qx, qw, bias: Optional[torch.Tensor], out_dtype: torch.dtype, recipe: Recipe) -> torch.Tensor:
     """y = x W^T + b. The bias goes into the GEMM's epilogue where lowp takes its dtype (bf16;
-    fp32 for NVFP4), else it is added in fp32 after it."""
-    gdtype = gemm_dtype(out_dtype)
+    fp32 for NVFP4), else it is added to the fp32 product (one rounding to y's dtype)."""
     in_epilogue = bias is not None and (bias.dtype == torch.bfloat16 or
                                         (recipe.family == "nvfp4" and bias.dtype == torch.float32))
+    gdtype = gemm_dtype(out_dtype) if bias is None or in_epilogue else "float32"
     y = _api.gemm(qx, "rowwise", qw, "rowwise", out_dtype=gdtype, bias=bias if in_epilogue else None,
                   fast_accumulation=fast_accumulation(recipe, "fprop"))
     if bias is not None and not in_epilogue:
