@@ -2,7 +2,7 @@
 // timed in the same run, for the three products of a linear layer, and the quantize + GEMM
 // pipelines of a training step.
 //
-// Shapes M x N x K (issue 44): 8192^3, 4096^3, 16384 x 4096 x 4096, 16384 x 4096 x 14336,
+// Shapes M x N x K: 8192^3, 4096^3, 16384 x 4096 x 4096, 16384 x 4096 x 14336,
 // 16384 x 14336 x 4096 (--quick: the first two). Every GEMM row is D (M x N, bf16) = A . B^T over K:
 //   fprop  A = x (M x K) rowwise,         B = W (N x K) rowwise
 //   dgrad  A = dy (M x K) rowwise,        B = W (K x N) columnwise

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""lowp's GEMMs against PyTorch's on the GPU, at issue 44's shapes (fprop layout: D = x W^T, x: M x K,
-W: N x K, bf16 out). Needs torch and the lowp package with its CUDA backend (README: Python,
-LOWP_PYTHON_PREBUILT against a CUDA build).
+"""lowp's GEMMs against PyTorch's on the GPU, at lowp_bench_gemm's five shapes M x N x K (SHAPES
+below: 8192^3, 4096^3, 16384 x 4096 x 4096, 16384 x 4096 x 14336, 16384 x 14336 x 4096; fprop
+layout: D = x W^T, x: M x K, W: N x K, bf16 out). Needs torch and the lowp package with its CUDA
+backend (docs/python.md: LOWP_PYTHON_PREBUILT against a CUDA build).
 
 Rows per shape (one table of ms and ratios):
   matmul_bf16          torch.matmul on the bf16 tensors
@@ -19,10 +20,10 @@ Each op is timed eagerly (CUDA events around a batch of calls, median of --reps 
 and as a CUDA-graph replay of the same batch, the ops' graph samples interleaved (sample r of every
 op back to back, so they see the same clocks); ratios use the graph time. Two operand sets
 alternate, so consecutive calls read different operands. x_bf16 = matmul_bf16's time / the
-op's; "vs" is the ratio the issue asks for (lowp_fp8_tensor over scaled_mm_tensor, lowp_fp8_token
-over scaled_mm_rowwise, lowp_nvfp4_* over emu_nvfp4_*: > 1 means lowp is faster). check: the
-largest |difference| to the op it is compared with (torch.matmul for the emulation), over the
-largest |value|.
+op's; "vs" compares lowp with the same GEMM in torch (lowp_fp8_tensor over scaled_mm_tensor,
+lowp_fp8_token over scaled_mm_rowwise, lowp_nvfp4_* over emu_nvfp4_*: > 1 means lowp is faster).
+check: the largest |difference| to the op it is compared with (torch.matmul for the emulation),
+over the largest |value|.
 
 usage: python bench/gemm_torch_compare.py [--quick] [--reps N] [--batch N] [--json FILE]
 """

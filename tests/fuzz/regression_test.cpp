@@ -1,6 +1,7 @@
-// The regression corpus: issue 39's reproducers, later fuzz findings and header rules around them,
-// as fixed cases run through the fuzzer's checks (harness/call.h: nothing written on a rejection,
-// guards intact, deterministic results, messages naming the argument). Every bug here is fixed.
+// The regression corpus: the API-contract reproducers, later fuzz findings and header rules
+// around them, as fixed cases run through the fuzzer's checks (harness/call.h: nothing written on
+// a rejection, guards intact, deterministic results, messages naming the argument). Every bug here
+// is fixed.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -67,7 +68,7 @@ QDraw quantized(Recipe r, int64_t rows, int64_t cols) {
   return draw_quantized(d, r, rows, cols, 1);
 }
 
-// --- Issue 39 #1: empty members with a huge other dim (allowed by lowp.h) --------------------
+// --- Empty members with a huge other dim (allowed by lowp.h) ---------------------------------
 
 void grouped_quantize_empty(int64_t f, int64_t l) {
   Call c(host_memory());
@@ -104,7 +105,7 @@ TEST(Regression39, GroupedQuantizeEmptyMembersSmallDims) {
   expect_pass(run(c), LOWP_SUCCESS);
 }
 
-// --- Issue 39 #2: amax_stride without an upper bound ----------------------------------------
+// --- amax_stride without an upper bound -----------------------------------------------------
 
 TEST(Regression39_2, GroupedAmaxStrideInt64Max) {
   Call c(host_memory());
@@ -127,7 +128,7 @@ TEST(Regression39, GroupedAmaxHistoryStride) {  // amax = a [N][L] history: fold
   expect_pass(run(c), LOWP_SUCCESS);
 }
 
-// --- Issue 39 #3: signed overflow in the swizzle's size check --------------------------------
+// --- Signed overflow in the swizzle's size check ---------------------------------------------
 
 TEST(Regression39_3, SwizzleBlocks2e56) {
   Call c(host_memory());
@@ -146,7 +147,7 @@ TEST(Regression39, SwizzleOverlapRejected) {
   expect_pass(run(c), LOWP_ERROR_INVALID_ARGUMENT);
 }
 
-// --- Issue 39 #4: out-of-range enum values (undefined behaviour until read as integers) -------
+// --- Out-of-range enum values (undefined behaviour until read as integers) --------------------
 // Read as integers and rejected with a clear message, in a struct member or passed by value.
 
 // A valid quantize of recipe r (n x n) with one field of q set out of range.
@@ -216,7 +217,7 @@ TEST(Regression39_4, QuantConfigNvfp4Role99) {  // lowp.h: an unknown role leave
   EXPECT_EQ(got.amax_estimation_factor, want.amax_estimation_factor);
 }
 
-// --- Issue 39: messages that did not name the argument's field -------------------------------
+// --- Messages that did not name the argument's field -----------------------------------------
 
 TEST(Regression39_Messages, NullDataNamesXData) {
   Call c(host_memory());

@@ -1,4 +1,4 @@
-// Issue 39's reproducers, kept as regression tests: calls the header allows (or rejects) that
+// The API-contract reproducers, kept as regression tests: calls the header allows (or rejects) that
 // once aborted, hung, wrote outside a buffer, overflowed or loaded an out-of-range enum. Each
 // test fails on the library before its fix (an abort, a hang, a canary changed, or a message
 // that does not name the rule). Every buffer sits between canaries that must stay untouched.
@@ -60,7 +60,7 @@ struct EmptyShape {
 };
 const EmptyShape kEmptyShapes[] = {{kHuge40, 0}, {0, kHuge40}, {kHuge62, 0}, {0, kHuge62}};
 
-// Issue 39 #1: quantize, amax and dequantize of an empty member cost nothing whatever its other
+// Quantize, amax and dequantize of an empty member cost nothing whatever its other
 // dimension (before: std::bad_alloc crossed the C ABI, or a loop over 2^40 empty rows).
 TEST(ApiContractRegression, GroupedEmptyMemberWithHugeOtherDimensionCostsNothing) {
   for (const EmptyShape& s : kEmptyShapes) {
@@ -95,7 +95,7 @@ struct TwoMembers {
   lowp_grouped_tensor input() { return {x, LOWP_DTYPE_FLOAT32, 2, 8, first, last, offsets}; }
 };
 
-// Issue 39 #2: amax_stride bounded before any pointer arithmetic (before: INT64_MAX wrapped to
+// amax_stride bounded before any pointer arithmetic (before: INT64_MAX wrapped to
 // amax - 1 and wrote the float before the buffer, reporting success; 2^61 segfaulted).
 TEST(ApiContractRegression, AmaxStrideIsBoundedByTheElementRule) {
   for (int64_t stride : {INT64_MAX, int64_t{1} << 61, int64_t{1} << 56}) {
@@ -122,7 +122,7 @@ TEST(ApiContractRegression, AmaxStrideIsBoundedByTheElementRule) {
   EXPECT_EQ(g.p.amax[1], 8.0f);
 }
 
-// Issue 39 #3: the swizzle's size check neither overflows (128 * 2^56) nor reports two distinct
+// The swizzle's size check neither overflows (128 * 2^56) nor reports two distinct
 // buffers as overlapping; a scale array over 2^56 bytes is rejected as such.
 TEST(ApiContractRegression, SwizzleSizeCheckIsBoundedWithoutOverflow) {
   Guarded<uint8_t[512]> a{}, b{};
@@ -140,7 +140,7 @@ TEST(ApiContractRegression, SwizzleSizeCheckIsBoundedWithoutOverflow) {
   EXPECT_TRUE(a.canaries_intact() && b.canaries_intact());
 }
 
-// Issue 39 #4: an enum parameter or member holding a value outside its enum is read as an int,
+// An enum parameter or member holding a value outside its enum is read as an int,
 // rejected, and named as such (UBSan's -fsanitize=enum finds no load of it in the library).
 TEST(ApiContractRegression, OutOfRangeEnumsAreRejectedByName) {
   alignas(16) float x[16 * 16] = {};

@@ -12,11 +12,11 @@
 
 namespace lowp_fuzz {
 
-constexpr int64_t kMaxElements = int64_t{1} << 56;  // issue 39: every count is bounded by 2^56
+constexpr int64_t kMaxElements = int64_t{1} << 56;  // lowp.h: every count is bounded by 2^56
 constexpr uint64_t kHuge = ~uint64_t{0};            // a size that cannot be allocated
 
 // An enum member read as the int it holds: a C caller may store any int there, and loading an
-// out-of-range value through the enum type is undefined behaviour in C++ (issue 39 #4).
+// out-of-range value through the enum type is undefined behaviour in C++ (UBSan's -fsanitize=enum).
 template <typename E>
 int as_int(const E& e) {
   static_assert(sizeof(E) == sizeof(int));
