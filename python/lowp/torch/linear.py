@@ -45,8 +45,8 @@ class Linear(nn.Linear):
 
     The weight is quantized once per optimizer step: forward reuses the quantized weight while
     no torch.optim optimizer has stepped and the weight's version counter is unchanged
-    (micro-batches), or as ``is_first_microbatch`` says (True: quantize now; False: reuse). Under torch.compile it is quantized on every call unless
-    ``is_first_microbatch`` is False.
+    (micro-batches), or as ``is_first_microbatch`` says (True: quantize now; False: reuse). The
+    cache is eager-only: under torch.compile the weight is quantized on every call.
 
     Shapes lowp cannot quantize (in_features, out_features or the token count not a multiple of
     16, or no token) run in high precision (F.linear), with one warning per module.
@@ -130,8 +130,8 @@ class Linear(nn.Linear):
         compiling = torch.compiler.is_compiling()
         key = None if compiling else (_OPTIMIZER_STEPS[0], w._version, w.data_ptr(), w.dtype, w.device)
         cache = self._weight_cache
-        if cache is not None and (columnwise <= cache[1]) and (
-                is_first_microbatch is False or (is_first_microbatch is None and key is not None and cache[0] == key)):
+        if not compiling and cache is not None and columnwise <= cache[1] and (
+                is_first_microbatch is False or (is_first_microbatch is None and cache[0] == key)):
             return cache[2], cache[3]
         with torch.no_grad():
             q = quantize_weight(w, self._recipe, columnwise, self._state())
