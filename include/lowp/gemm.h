@@ -28,11 +28,15 @@
 extern "C" {
 #endif
 
+/** sizeof(lowp_gemm_config) of its first release (through `b_columnwise_rht`, then 4 bytes of
+    padding, now `reserved0`): the smallest struct_size. */
+#define LOWP_GEMM_CONFIG_FIRST_SIZE 40
+
 /**
- * Options of a GEMM. Initialise with lowp_gemm_config_default() (it sets struct_size) and
- * override what you need; a NULL config means the defaults. Members are only ever appended:
- * a caller built against an older lowp passes its smaller struct_size and gets the defaults for
- * the members it does not know.
+ * Options of a GEMM, a growable struct (lowp.h, "Structs that grow": the same rules). Initialise
+ * with lowp_gemm_config_default() (it sets struct_size) and override what you need; a NULL
+ * config means the defaults. Members are only ever appended: a caller built against an older
+ * lowp passes its smaller struct_size and gets the defaults for the members it does not know.
  */
 typedef struct lowp_gemm_config {
   size_t struct_size;    /**< sizeof(lowp_gemm_config) as the caller knows it; set by
@@ -58,6 +62,8 @@ typedef struct lowp_gemm_config {
                               ((H/4)(H/4)^T = I, when both copies used the same rht_sign_mask,
                               which lowp cannot check); one RHT copy against a plain copy is an
                               error. In a linear layer only wgrad may read two RHT copies. */
+  uint32_t reserved0;    /**< the first release's tail padding: never read (a first-release
+                              caller's struct_size, 40, covers it with whatever it holds) */
 } lowp_gemm_config;
 
 /** Fills `cfg` with the defaults above (struct_size = sizeof(lowp_gemm_config)). NULL: no-op. */
@@ -101,7 +107,8 @@ LOWP_API void lowp_gemm_config_default(lowp_gemm_config* cfg);
  * - FP8: K % 16 == 0 and N % 16 == 0 (cuBLASLt's FP8 kernels need 16-byte-aligned rows of the
  *   operands and of D); on CUDA the copies' data, d->data and the bias 16-byte aligned.
  *   NVFP4: K % 16 == 0 (a columnwise copy exists only then), M, N any.
- * - cfg: struct_size not 0 and at most sizeof(lowp_gemm_config); accumulate only with a FLOAT32
+ * - cfg: struct_size not 0, not below LOWP_GEMM_CONFIG_FIRST_SIZE and at most
+ *   sizeof(lowp_gemm_config); accumulate only with a FLOAT32
  *   D; bias_dtype as documented; fast_accumulation only with FP8; RHT flags as documented.
  * - CUDA: workspace_bytes >= lowp_gemm_workspace_size(...); the workspace in device memory,
  *   256-byte aligned (NULL allowed when the size is 0). The CPU backend ignores the workspace.

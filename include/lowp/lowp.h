@@ -26,7 +26,7 @@
  * - Numerics follow docs/numerics.md bit for bit; both backends produce identical bytes.
  *
  * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor,
- * lowp_quantized_layout, and every options struct to come): their FIRST member is
+ * lowp_quantized_layout, gemm.h's lowp_gemm_config, and every options struct to come): their FIRST member is
  * `size_t struct_size`, the size of the struct as the caller was compiled (sizeof). Initialise
  * them with the library's initialiser, which sets it: lowp_quant_config_default() (or
  * lowp_quant_config_nvfp4(), lowp_quant_config_nvfp4_per_token()),
@@ -35,10 +35,15 @@
  * lowp_quantized_layout_init() / LOWP_QUANTIZED_LAYOUT_INIT; then set members
  * by name (a positional brace list would put its first value into struct_size). Every call
  * that takes one rejects struct_size 0 (the message names the initialiser), a size below the
- * struct's first release, or one above this library's sizeof (a caller built against a newer
- * lowp.h), and reads only the caller's struct_size bytes: members added after the caller's
- * lowp.h take their defaults (0 unless the member says otherwise). New members are only ever
- * appended, so a caller built against an older lowp.h keeps working. Plain views
+ * struct's first release (its LOWP_<STRUCT>_FIRST_SIZE: the sizeof of the first release, tail
+ * padding included; 64-bit size_t and pointers, the only ABI lowp builds for) or one above this library's sizeof (a caller built against a newer lowp.h).
+ * It reads a member only when the caller's struct_size covers it (struct_size >= the member's
+ * offset + its size): members past it, those added after the caller's lowp.h, take their
+ * defaults (0 unless the member says otherwise). New members are only ever appended, so a caller
+ * built against an older lowp.h keeps working. Bytes that were an older release's padding are
+ * `reserved` members, never read or written by the library (an older caller's padding holds
+ * whatever its compiler left there), and every struct ends on a member, never on padding, so
+ * no new member lands in an older release's bytes. Plain views
  * (lowp_tensor, lowp_quantized_part, lowp_grouped_tensor, lowp_quantized_sizes) never change:
  * a new layout is a new `_v2` type.
  */
@@ -153,6 +158,9 @@ typedef struct lowp_quantized_part {
                         cfg->amax_given is 1; read by lowp_dequantize. */
 } lowp_quantized_part;
 
+/** sizeof(lowp_quantized_tensor) of its first release (through `amax`): the smallest struct_size. */
+#define LOWP_QUANTIZED_TENSOR_FIRST_SIZE 112
+
 /**
  * A quantized tensor: format, recipe, shape of x and its rowwise/columnwise copies. A growable
  * struct: initialise with lowp_quantized_tensor_init() or LOWP_QUANTIZED_TENSOR_INIT.
@@ -178,7 +186,12 @@ typedef struct lowp_quantized_tensor {
                               NVFP4 recipe writes it (when q->struct_size covers it);
                               lowp_dequantize and lowp_gemm read it. 0 (the initialisers' value)
                               reads as 2688. */
+  uint32_t reserved0;    /**< not read or written (the struct ends on a member, not padding) */
 } lowp_quantized_tensor;
+
+/** sizeof(lowp_quant_config) of its first release (through `group_row_multiple`, then 4 bytes
+    of padding, now `reserved0`): the smallest struct_size. */
+#define LOWP_QUANT_CONFIG_FIRST_SIZE 64
 
 /**
  * Recipe knobs. A growable struct: initialise with lowp_quant_config_default() (or
@@ -218,6 +231,8 @@ typedef struct lowp_quant_config {
                                    the promise allows: with 128 (members padded to 128-row GEMM
                                    tiles) no launched block idles, which matters for small
                                    groups. Host member rows: launches are sized exactly. */
+  uint32_t reserved0;         /**< the first release's tail padding: never read (a first-release
+                                   caller's struct_size, 64, covers it with whatever it holds) */
   /* Appended after the first release (lowp.h: growable structs). */
   int four_over_six;          /**< NVFP4 per-tensor (1D and 2D) and row-scaled: 1: 4over6 adaptive
                                    block scaling (numerics §5c): each block (2D: each 16x16 tile)
@@ -229,6 +244,7 @@ typedef struct lowp_quant_config {
   float four_over_six_scale_max; /**< with four_over_six: E, the largest block scale the outer
                                    scale aims at (S_enc = 6E / A): 448 (default) or 256 (head-room
                                    for map-4's 1.5x). Recorded as q->nvfp4_outer_max = 6E. */
+  uint32_t reserved1;         /**< not read (the struct ends on a member, not padding) */
 } lowp_quant_config;
 
 /** Fills `cfg` with the defaults above, struct_size included. NULL cfg: no-op. */
@@ -306,6 +322,9 @@ typedef enum lowp_parts {
     multiples of this: cudaMalloc's alignment, so each buffer is aligned as if allocated alone
     (the 16-byte codes and scales every fast path wants, and more). */
 #define LOWP_LAYOUT_ALIGNMENT 256
+
+/** sizeof(lowp_quantized_layout) of its first release: the smallest struct_size. */
+#define LOWP_QUANTIZED_LAYOUT_FIRST_SIZE 176
 
 /**
  * Every buffer of one quantized tensor laid out in one allocation of total_bytes bytes: the
@@ -552,6 +571,9 @@ typedef struct lowp_grouped_tensor {
   const int64_t* last_dims;
   const int64_t* offsets;
 } lowp_grouped_tensor;
+
+/** sizeof(lowp_grouped_quantized_tensor) of its first release: the smallest struct_size. */
+#define LOWP_GROUPED_QUANTIZED_TENSOR_FIRST_SIZE 72
 
 /**
  * Grouped FP8 per-tensor quantized outputs. Rowwise codes use the input's layout (member t at

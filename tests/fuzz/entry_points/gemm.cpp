@@ -11,7 +11,7 @@
 namespace lowp_fuzz {
 namespace {
 
-constexpr size_t kGemmConfigFirst = offsetof(lowp_gemm_config, b_columnwise_rht) + sizeof(int);
+constexpr size_t kGemmConfigFirst = LOWP_GEMM_CONFIG_FIRST_SIZE;
 
 lowp_gemm_config header_default_gemm_config() {
   lowp_gemm_config c;
@@ -51,6 +51,7 @@ GemmDraw draw_gemm(Draw& d) {
   g.cfg_null = d.percent(30);
   g.cfg = header_default_gemm_config();
   g.cfg.struct_size = d.struct_size(sizeof(lowp_gemm_config), kGemmConfigFirst);
+  g.cfg.reserved0 = d.reserved();
   g.bias = d.optional(30);
   set_int(g.cfg.bias_dtype, d.enum_among({LOWP_DTYPE_BFLOAT16, LOWP_DTYPE_FLOAT32}, 6));
   g.cfg.accumulate = d.flag(20);
@@ -134,10 +135,10 @@ void gemm_rules(Expect& e, const lowp_quantized_tensor* a, int a_copy, const low
       e.open(aligned_to(d->data, element_bytes(as_int(d->dtype))), {"d->data"},
              "d->data not aligned to its element size");
   }
-  if (cfg != nullptr) struct_size_rules(e, "cfg", cfg->struct_size, kGemmConfigFirst, sizeof(lowp_gemm_config), true);
+  if (cfg != nullptr) struct_size_rules(e, "cfg", cfg->struct_size, kGemmConfigFirst, sizeof(lowp_gemm_config));
   lowp_gemm_config c = header_default_gemm_config();
   if (cfg != nullptr && cfg->struct_size >= sizeof(size_t))
-    std::memcpy(&c, cfg, cfg->struct_size < sizeof c ? cfg->struct_size : sizeof c);
+    read_growable(&c, cfg, offsetof(lowp_gemm_config, reserved0), {});
   if (flag_rule(e, "cfg->accumulate", c.accumulate) && d_ok)
     e.require(as_int(d->dtype) == LOWP_DTYPE_FLOAT32, {"cfg->accumulate", "d->dtype"});
   const bool bias_dtype_ok = as_int(c.bias_dtype) == LOWP_DTYPE_BFLOAT16 || as_int(c.bias_dtype) == LOWP_DTYPE_FLOAT32;

@@ -8,7 +8,6 @@
 namespace lowp_fuzz {
 namespace {
 
-constexpr size_t kLayoutFirst = sizeof(lowp_quantized_layout);  // a new struct: its first release is its sizeof
 constexpr uint64_t kAlign = LOWP_LAYOUT_ALIGNMENT;
 
 struct LayoutArgs {

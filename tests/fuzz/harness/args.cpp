@@ -64,6 +64,7 @@ QDraw draw_quantized(Draw& d, Recipe like, int64_t rows, int64_t cols, int parts
   QDraw q;
   q.null = d.bad(3);
   q.struct_size = d.struct_size(sizeof(lowp_quantized_tensor), kQuantizedFirst);
+  q.reserved0 = d.reserved();
   switch (like) {
     case Recipe::kFp8PerTensor:
       q.dtype = d.percent(50) ? LOWP_DTYPE_E4M3 : LOWP_DTYPE_E5M2;
@@ -138,6 +139,7 @@ lowp_quantized_tensor* make_quantized(Call& c, const std::string& name, const QD
   v.rows = q.rows;
   v.cols = q.cols;
   v.nvfp4_outer_max = q.outer_max;
+  v.reserved0 = q.reserved0;
   lowp_quantized_part* parts[2] = {&v.rowwise, &v.columnwise};
   for (int i = 0; i < 2; ++i) {
     const std::string p = name + (i == 0 ? "->rowwise." : "->columnwise.");
@@ -158,6 +160,8 @@ ConfigDraw draw_config(Draw& d, Recipe r, bool grouped) {
   k.null = d.percent(15);
   k.v = header_default_config();
   k.v.struct_size = d.struct_size(sizeof(lowp_quant_config), kConfigFirst);
+  k.v.reserved0 = d.reserved();  // never read: an older caller's padding
+  k.v.reserved1 = d.reserved();
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   if (is_nvfp4(r)) {
     k.v.rht = d.flag(35);

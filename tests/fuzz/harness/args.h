@@ -33,6 +33,7 @@ struct QDraw {
   int dtype = LOWP_DTYPE_E4M3, scaling = LOWP_SCALING_CURRENT, scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
   int64_t rows = 1, cols = 1;
   float outer_max = 0.0f;  // nvfp4_outer_max (6E; 0 reads as 2688)
+  uint32_t reserved0 = 0;  // never read
   PartDraw part[2];        // 0 rowwise, 1 columnwise
   PtrDraw scale, scale_inv, amax;
 };
