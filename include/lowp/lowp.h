@@ -482,6 +482,8 @@ LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* 
  * the encoder used it). A columnwise copy made with RHT dequantizes to RHT16(g) * 0.25 (fp32).
  * NVFP4 row-scaled: the per-tensor rule with A = part.amax[r] (raw) for row r.
  * 1/2688 is 1/6E, 6E = q->nvfp4_outer_max (0: 2688; 1536 after 4over6 with E = 256).
+ * Reads the orientation's data and scale_inv (FP8 per-tensor: q->scale_inv instead) and, for
+ * NVFP4, its amax; FP8 per-token's amax is not read.
  * Aliasing: out->data may overlap none of the buffers of q that it reads (checked); not in
  * place.
  */

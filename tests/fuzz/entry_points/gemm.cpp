@@ -169,11 +169,7 @@ void no_algorithm_case(Expect& e, lowp_status size_status) {
 // What a GEMM reads of an operand: its chosen copy's codes and outer scales (FP8 per-token: the
 // scale_inv vector, not the amax), NVFP4 block scales; the rest is unused.
 QPlan operand_plan(const QDraw& q, int copy) {
-  const Recipe r = recipe_of(q.dtype, q.scaling);
-  QPlan p = read_plan(r, q.rows, q.cols, copy);
-  if (r == Recipe::kFp8PerToken)
-    for (Slot& a : p.amax) a.role = Role::kUnused;
-  return p;
+  return read_plan(recipe_of(q.dtype, q.scaling), q.rows, q.cols, copy);
 }
 
 struct GemmArgsBuilt {

@@ -122,6 +122,8 @@ QPlan read_plan(Recipe r, int64_t rows, int64_t cols, int which) {
   for (int i = 0; i < 2; ++i)
     if (i != which) p.data[i].role = p.scale_inv[i].role = p.amax[i].role = Role::kUnused;
   p.scale.role = p.tensor_amax.role = Role::kUnused;
+  if (r == Recipe::kFp8PerToken)  // only the quantize writes it
+    for (Slot& a : p.amax) a.role = Role::kUnused;
   return p;
 }
 

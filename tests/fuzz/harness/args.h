@@ -52,8 +52,9 @@ struct QPlan {
 };
 // Every buffer read-only, sized for `r` (its documented sizes; 16 unused bytes where it has none).
 QPlan input_plan(Recipe r, int64_t rows, int64_t cols);
-// What reading copy `which` (dequantize, a GEMM operand) uses: that part's buffers and the FP8
-// per-tensor scale_inv; the rest is unused.
+// What reading copy `which` (dequantize, a GEMM operand) uses: that part's codes and scale_inv,
+// its amax for NVFP4 (FP8 per-token's is not read), and the FP8 per-tensor scale_inv; the rest is
+// unused.
 QPlan read_plan(Recipe r, int64_t rows, int64_t cols, int which);
 // A part whose data is NULL is not produced: its scale_inv and amax are not buffers of the call.
 void unused_unless_requested(QPlan& p, const QDraw& q);
