@@ -384,7 +384,8 @@ LOWP_API lowp_status lowp_quantized_layout_query(lowp_dtype dtype, lowp_scaling 
 
 /**
  * Points q at the buffers of `layout` in the allocation at `base` (total_bytes bytes, aligned to
- * LOWP_LAYOUT_ALIGNMENT, host or device memory): sets q->dtype, scaling, rows, cols, both parts'
+ * LOWP_LAYOUT_ALIGNMENT, host or device memory; base + total_bytes within the address space,
+ * checked like any count): sets q->dtype, scaling, rows, cols, both parts'
  * data / scale_inv / amax and the FP8 per-tensor scale, scale_inv, amax (NULL where the layout
  * has no buffer, so an unrequested part is not produced). q->scale_layout and q->struct_size are
  * kept; q must be initialised (LOWP_QUANTIZED_TENSOR_INIT). `layout` must be as
