@@ -46,7 +46,8 @@ typedef struct lowp_gemm_config {
                               output rounding; aligned to its element size (FP8 on CUDA: 16 bytes) */
   lowp_dtype bias_dtype; /**< LOWP_DTYPE_BFLOAT16 (default) or, for NVFP4 operands only,
                               LOWP_DTYPE_FLOAT32 (cuBLASLt's FP8 GEMMs on Hopper read a bf16 bias
-                              for bf16 and fp32 outputs alike) */
+                              for bf16 and fp32 outputs alike). Not read when bias is NULL (any
+                              value is accepted then). */
   int accumulate;        /**< 1: D = D_old + result (D FLOAT32 only, e.g. wgrad accumulation);
                               default 0: D is overwritten and not read */
   int fast_accumulation; /**< FP8 only; 1: cuBLASLt's FAST_ACCUM (Hopper's FP8 tensor cores then
@@ -99,11 +100,12 @@ LOWP_API void lowp_gemm_config_default(lowp_gemm_config* cfg);
  *
  * Requirements (each checked; the message names the argument and the rule):
  * - a, b, d not NULL; a_copy, b_copy LOWP_ROWWISE or LOWP_COLUMNWISE; a and b of one family as
- *   above; rows, cols >= 1; the chosen copies' K equal; d->rows == M and d->cols == N.
+ *   above; rows, cols >= 1; the chosen copies' K equal; d->rows == M and d->cols == N; d->data
+ *   aligned to its element size (4 bytes for FLOAT32, 2 for BFLOAT16; FP8 on CUDA: 16).
  * - The chosen copy of each operand present: its data, and FP8 per-tensor: the tensor's
  *   scale_inv; FP8 per-token: the copy's scale_inv; NVFP4: the copy's scale_inv (block scales, in
- *   the tensor's scale_layout, compact or swizzled) and amax. Scale and amax pointers 4-byte
- *   aligned.
+ *   the tensor's scale_layout, compact or swizzled) and amax, and a valid nvfp4_outer_max (lowp.h:
+ *   0 or 2688, or 1536 for per-tensor and row-scaled). Scale and amax pointers 4-byte aligned.
  * - FP8: K % 16 == 0 and N % 16 == 0 (cuBLASLt's FP8 kernels need 16-byte-aligned rows of the
  *   operands and of D); on CUDA the copies' data, d->data and the bias 16-byte aligned.
  *   NVFP4: K % 16 == 0 (a columnwise copy exists only then), M, N any.

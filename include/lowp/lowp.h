@@ -132,7 +132,9 @@ typedef enum lowp_amax_algo {
 
 /** A dense high-precision tensor view (input of quantize, output of dequantize). */
 typedef struct lowp_tensor {
-  void* data;       /**< rows * cols elements, row-major; 16-byte alignment enables the fast path */
+  void* data;       /**< rows * cols elements, row-major, aligned to the element size (checked: 4
+                         bytes for FLOAT32, 2 for FLOAT16 and BFLOAT16); 16-byte alignment enables
+                         the fast path */
   lowp_dtype dtype; /**< FLOAT32, FLOAT16 or BFLOAT16 */
   int64_t rows;
   int64_t cols;
@@ -185,7 +187,10 @@ typedef struct lowp_quantized_tensor {
                               (4over6 with cfg->four_over_six_scale_max = 256). lowp_quantize of an
                               NVFP4 recipe writes it (when q->struct_size covers it);
                               lowp_dequantize and lowp_gemm read it. 0 (the initialisers' value)
-                              reads as 2688. */
+                              reads as 2688. Valid: 0 and 2688 for every NVFP4 recipe, 1536 for
+                              per-tensor and row-scaled only (the recipes with 4over6); a reader
+                              rejects any other value (NaN included), naming the member. Not read
+                              for FP8. */
   uint32_t reserved0;    /**< not read or written (the struct ends on a member, not padding) */
 } lowp_quantized_tensor;
 
@@ -197,6 +202,12 @@ typedef struct lowp_quantized_tensor {
  * Recipe knobs. A growable struct: initialise with lowp_quant_config_default() (or
  * lowp_quant_config_nvfp4()) and override what you need. It has no INIT macro: its defaults are
  * not all zero, and lowp_quant_config_default() is their one home.
+ * FP8 recipes (lowp_quantize, lowp_quantize_dact, the grouped FP8 calls) read amax_epsilon (>= 0:
+ * a negative or NaN one is rejected) and power_of_two_scale. They reject the NVFP4 knobs rht,
+ * stochastic_rounding, block_2d, amax_estimation, amax_given and four_over_six when not 0
+ * (LOWP_ERROR_INVALID_ARGUMENT, naming the member), and do not read the other NVFP4 members
+ * (rht_sign_mask, rng_state, amax_estimation_factor, group_row_multiple, four_over_six_error,
+ * four_over_six_scale_max).
  */
 typedef struct lowp_quant_config {
   size_t struct_size;         /**< sizeof(lowp_quant_config), set by the initialisers */
@@ -546,7 +557,8 @@ typedef enum lowp_activation {
 
 /**
  * Backward cast fused with an activation gradient: q = fp8(dact(act_input) * grad * scale),
- * amax over the fused value dact(act_input) * grad. act_input has grad's dtype and shape.
+ * amax over the fused value dact(act_input) * grad. act_input has grad's dtype and shape, and is
+ * aligned to its element size (checked).
  * FP8 DELAYED and CURRENT scaling; otherwise as lowp_quantize.
  * Aliasing: as lowp_quantize; grad and act_input, both only read, may be one buffer.
  */
@@ -559,8 +571,9 @@ LOWP_API lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act
  * first_dims[t] x last_dims[t] row-major matrix starting at element offsets[t] of data.
  * Members lie in order without overlap: offsets[t] >= offsets[t-1] + first_dims[t-1] * last_dims[t-1],
  * and inside the buffer: offsets[t] + first_dims[t] * last_dims[t] <= total_elements. A member
- * may be empty (a dim of 0). The three arrays hold N int64 each, all in host memory or all in
- * device memory. With device arrays nothing synchronises the host and the call can be captured
+ * may be empty (a dim of 0). data is aligned to its element size (checked; act_input of a dact
+ * call likewise). The three arrays hold N int64 each, 8-byte aligned, all in host memory or all in
+ * device memory (host memory when data is). With device arrays nothing synchronises the host and the call can be captured
  * in a CUDA graph; a layout that breaks the rules is then caught on the device: nothing is
  * written and lowp_grouped_layout_error() reports it. With host arrays the call validates them
  * up front and returns the error.
@@ -610,6 +623,11 @@ LOWP_API void lowp_grouped_quantized_tensor_init(lowp_grouped_quantized_tensor* 
 
 /**
  * Workspace bytes the grouped calls need for N members (device memory for the CUDA backend).
+ * The grouped FP8 calls (lowp_grouped_quantize, _quantize_dact, _amax, _dequantize) on the CPU
+ * backend (host data) need none: their workspace and workspace_bytes are ignored (any pointer,
+ * NULL included, and any size; never read, written or checked, so not subject to the aliasing
+ * rules). On the CUDA backend the workspace is required: device memory, 8-byte aligned, at least
+ * this many bytes (checked).
  * Aliasing: none (writes *bytes only).
  */
 LOWP_API lowp_status lowp_grouped_workspace_size(int64_t num_tensors, size_t* bytes);

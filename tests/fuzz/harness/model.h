@@ -84,8 +84,8 @@ struct PartSizes {
 PartSizes part_sizes(Recipe r, int64_t rows, int64_t cols, int orientation);
 
 // A dense tensor (lowp_tensor) `name`: not NULL, a high-precision dtype, rows >= 1 (>= 0 when
-// empty rows are allowed) and cols >= 1, at most 2^56 elements, data not NULL. Element alignment
-// of data is an open case (the header only says 16 bytes enable the fast path).
+// empty rows are allowed) and cols >= 1, at most 2^56 elements, data not NULL and aligned to its
+// element size.
 void tensor_rules(Expect& e, const std::string& name, const lowp_tensor* t, bool allow_empty_rows = false);
 
 // struct_size of a growable struct: 0, below the first release (`first`: its
