@@ -28,11 +28,15 @@
 extern "C" {
 #endif
 
+/** sizeof(lowp_gemm_config) of its first release (through `b_columnwise_rht`, then 4 bytes of
+    padding, now `reserved0`): the smallest struct_size. */
+#define LOWP_GEMM_CONFIG_FIRST_SIZE 40
+
 /**
- * Options of a GEMM. Initialise with lowp_gemm_config_default() (it sets struct_size) and
- * override what you need; a NULL config means the defaults. Members are only ever appended:
- * a caller built against an older lowp passes its smaller struct_size and gets the defaults for
- * the members it does not know.
+ * Options of a GEMM, a growable struct (lowp.h, "Structs that grow": the same rules). Initialise
+ * with lowp_gemm_config_default() (it sets struct_size) and override what you need; a NULL
+ * config means the defaults. Members are only ever appended: a caller built against an older
+ * lowp passes its smaller struct_size and gets the defaults for the members it does not know.
  */
 typedef struct lowp_gemm_config {
   size_t struct_size;    /**< sizeof(lowp_gemm_config) as the caller knows it; set by
@@ -42,7 +46,8 @@ typedef struct lowp_gemm_config {
                               output rounding; aligned to its element size (FP8 on CUDA: 16 bytes) */
   lowp_dtype bias_dtype; /**< LOWP_DTYPE_BFLOAT16 (default) or, for NVFP4 operands only,
                               LOWP_DTYPE_FLOAT32 (cuBLASLt's FP8 GEMMs on Hopper read a bf16 bias
-                              for bf16 and fp32 outputs alike) */
+                              for bf16 and fp32 outputs alike). Not read when bias is NULL (any
+                              value is accepted then). */
   int accumulate;        /**< 1: D = D_old + result (D FLOAT32 only, e.g. wgrad accumulation);
                               default 0: D is overwritten and not read */
   int fast_accumulation; /**< FP8 only; 1: cuBLASLt's FAST_ACCUM (Hopper's FP8 tensor cores then
@@ -58,6 +63,8 @@ typedef struct lowp_gemm_config {
                               ((H/4)(H/4)^T = I, when both copies used the same rht_sign_mask,
                               which lowp cannot check); one RHT copy against a plain copy is an
                               error. In a linear layer only wgrad may read two RHT copies. */
+  uint32_t reserved0;    /**< the first release's tail padding: never read (a first-release
+                              caller's struct_size, 40, covers it with whatever it holds) */
 } lowp_gemm_config;
 
 /** Fills `cfg` with the defaults above (struct_size = sizeof(lowp_gemm_config)). NULL: no-op. */
@@ -93,15 +100,17 @@ LOWP_API void lowp_gemm_config_default(lowp_gemm_config* cfg);
  *
  * Requirements (each checked; the message names the argument and the rule):
  * - a, b, d not NULL; a_copy, b_copy LOWP_ROWWISE or LOWP_COLUMNWISE; a and b of one family as
- *   above; rows, cols >= 1; the chosen copies' K equal; d->rows == M and d->cols == N.
+ *   above; rows, cols >= 1; the chosen copies' K equal; d->rows == M and d->cols == N; d->data
+ *   aligned to its element size (4 bytes for FLOAT32, 2 for BFLOAT16; FP8 on CUDA: 16).
  * - The chosen copy of each operand present: its data, and FP8 per-tensor: the tensor's
  *   scale_inv; FP8 per-token: the copy's scale_inv; NVFP4: the copy's scale_inv (block scales, in
- *   the tensor's scale_layout, compact or swizzled) and amax. Scale and amax pointers 4-byte
- *   aligned.
+ *   the tensor's scale_layout, compact or swizzled) and amax, and a valid nvfp4_outer_max (lowp.h:
+ *   0 or 2688, or 1536 for per-tensor and row-scaled). Scale and amax pointers 4-byte aligned.
  * - FP8: K % 16 == 0 and N % 16 == 0 (cuBLASLt's FP8 kernels need 16-byte-aligned rows of the
  *   operands and of D); on CUDA the copies' data, d->data and the bias 16-byte aligned.
  *   NVFP4: K % 16 == 0 (a columnwise copy exists only then), M, N any.
- * - cfg: struct_size not 0 and at most sizeof(lowp_gemm_config); accumulate only with a FLOAT32
+ * - cfg: struct_size not 0, not below LOWP_GEMM_CONFIG_FIRST_SIZE and at most
+ *   sizeof(lowp_gemm_config); accumulate only with a FLOAT32
  *   D; bias_dtype as documented; fast_accumulation only with FP8; RHT flags as documented.
  * - CUDA: workspace_bytes >= lowp_gemm_workspace_size(...); the workspace in device memory,
  *   256-byte aligned (NULL allowed when the size is 0). The CPU backend ignores the workspace.

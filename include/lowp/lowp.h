@@ -26,7 +26,7 @@
  * - Numerics follow docs/numerics.md bit for bit; both backends produce identical bytes.
  *
  * Structs that grow (lowp_quant_config, lowp_quantized_tensor, lowp_grouped_quantized_tensor,
- * lowp_quantized_layout, and every options struct to come): their FIRST member is
+ * lowp_quantized_layout, gemm.h's lowp_gemm_config, and every options struct to come): their FIRST member is
  * `size_t struct_size`, the size of the struct as the caller was compiled (sizeof). Initialise
  * them with the library's initialiser, which sets it: lowp_quant_config_default() (or
  * lowp_quant_config_nvfp4(), lowp_quant_config_nvfp4_per_token()),
@@ -35,10 +35,15 @@
  * lowp_quantized_layout_init() / LOWP_QUANTIZED_LAYOUT_INIT; then set members
  * by name (a positional brace list would put its first value into struct_size). Every call
  * that takes one rejects struct_size 0 (the message names the initialiser), a size below the
- * struct's first release, or one above this library's sizeof (a caller built against a newer
- * lowp.h), and reads only the caller's struct_size bytes: members added after the caller's
- * lowp.h take their defaults (0 unless the member says otherwise). New members are only ever
- * appended, so a caller built against an older lowp.h keeps working. Plain views
+ * struct's first release (its LOWP_<STRUCT>_FIRST_SIZE: the sizeof of the first release, tail
+ * padding included; 64-bit size_t and pointers, the only ABI lowp builds for) or one above this library's sizeof (a caller built against a newer lowp.h).
+ * It reads a member only when the caller's struct_size covers it (struct_size >= the member's
+ * offset + its size): members past it, those added after the caller's lowp.h, take their
+ * defaults (0 unless the member says otherwise). New members are only ever appended, so a caller
+ * built against an older lowp.h keeps working. Bytes that were an older release's padding are
+ * `reserved` members, never read or written by the library (an older caller's padding holds
+ * whatever its compiler left there), and every struct ends on a member, never on padding, so
+ * no new member lands in an older release's bytes. Plain views
  * (lowp_tensor, lowp_quantized_part, lowp_grouped_tensor, lowp_quantized_sizes) never change:
  * a new layout is a new `_v2` type.
  */
@@ -127,7 +132,9 @@ typedef enum lowp_amax_algo {
 
 /** A dense high-precision tensor view (input of quantize, output of dequantize). */
 typedef struct lowp_tensor {
-  void* data;       /**< rows * cols elements, row-major; 16-byte alignment enables the fast path */
+  void* data;       /**< rows * cols elements, row-major, aligned to the element size (checked: 4
+                         bytes for FLOAT32, 2 for FLOAT16 and BFLOAT16); 16-byte alignment enables
+                         the fast path */
   lowp_dtype dtype; /**< FLOAT32, FLOAT16 or BFLOAT16 */
   int64_t rows;
   int64_t cols;
@@ -153,6 +160,9 @@ typedef struct lowp_quantized_part {
                         cfg->amax_given is 1; read by lowp_dequantize. */
 } lowp_quantized_part;
 
+/** sizeof(lowp_quantized_tensor) of its first release (through `amax`): the smallest struct_size. */
+#define LOWP_QUANTIZED_TENSOR_FIRST_SIZE 112
+
 /**
  * A quantized tensor: format, recipe, shape of x and its rowwise/columnwise copies. A growable
  * struct: initialise with lowp_quantized_tensor_init() or LOWP_QUANTIZED_TENSOR_INIT.
@@ -177,13 +187,27 @@ typedef struct lowp_quantized_tensor {
                               (4over6 with cfg->four_over_six_scale_max = 256). lowp_quantize of an
                               NVFP4 recipe writes it (when q->struct_size covers it);
                               lowp_dequantize and lowp_gemm read it. 0 (the initialisers' value)
-                              reads as 2688. */
+                              reads as 2688. Valid: 0 and 2688 for every NVFP4 recipe, 1536 for
+                              per-tensor and row-scaled only (the recipes with 4over6); a reader
+                              rejects any other value (NaN included), naming the member. Not read
+                              for FP8. */
+  uint32_t reserved0;    /**< not read or written (the struct ends on a member, not padding) */
 } lowp_quantized_tensor;
+
+/** sizeof(lowp_quant_config) of its first release (through `group_row_multiple`, then 4 bytes
+    of padding, now `reserved0`): the smallest struct_size. */
+#define LOWP_QUANT_CONFIG_FIRST_SIZE 64
 
 /**
  * Recipe knobs. A growable struct: initialise with lowp_quant_config_default() (or
  * lowp_quant_config_nvfp4()) and override what you need. It has no INIT macro: its defaults are
  * not all zero, and lowp_quant_config_default() is their one home.
+ * FP8 recipes (lowp_quantize, lowp_quantize_dact, the grouped FP8 calls) read amax_epsilon (>= 0:
+ * a negative or NaN one is rejected) and power_of_two_scale. They reject the NVFP4 knobs rht,
+ * stochastic_rounding, block_2d, amax_estimation, amax_given and four_over_six when not 0
+ * (LOWP_ERROR_INVALID_ARGUMENT, naming the member), and do not read the other NVFP4 members
+ * (rht_sign_mask, rng_state, amax_estimation_factor, group_row_multiple, four_over_six_error,
+ * four_over_six_scale_max).
  */
 typedef struct lowp_quant_config {
   size_t struct_size;         /**< sizeof(lowp_quant_config), set by the initialisers */
@@ -218,6 +242,8 @@ typedef struct lowp_quant_config {
                                    the promise allows: with 128 (members padded to 128-row GEMM
                                    tiles) no launched block idles, which matters for small
                                    groups. Host member rows: launches are sized exactly. */
+  uint32_t reserved0;         /**< the first release's tail padding: never read (a first-release
+                                   caller's struct_size, 64, covers it with whatever it holds) */
   /* Appended after the first release (lowp.h: growable structs). */
   int four_over_six;          /**< NVFP4 per-tensor (1D and 2D) and row-scaled: 1: 4over6 adaptive
                                    block scaling (numerics §5c): each block (2D: each 16x16 tile)
@@ -229,6 +255,7 @@ typedef struct lowp_quant_config {
   float four_over_six_scale_max; /**< with four_over_six: E, the largest block scale the outer
                                    scale aims at (S_enc = 6E / A): 448 (default) or 256 (head-room
                                    for map-4's 1.5x). Recorded as q->nvfp4_outer_max = 6E. */
+  uint32_t reserved1;         /**< not read (the struct ends on a member, not padding) */
 } lowp_quant_config;
 
 /** Fills `cfg` with the defaults above, struct_size included. NULL cfg: no-op. */
@@ -307,6 +334,9 @@ typedef enum lowp_parts {
     (the 16-byte codes and scales every fast path wants, and more). */
 #define LOWP_LAYOUT_ALIGNMENT 256
 
+/** sizeof(lowp_quantized_layout) of its first release: the smallest struct_size. */
+#define LOWP_QUANTIZED_LAYOUT_FIRST_SIZE 176
+
 /**
  * Every buffer of one quantized tensor laid out in one allocation of total_bytes bytes: the
  * buffer's byte offset from the allocation's start, each a multiple of LOWP_LAYOUT_ALIGNMENT,
@@ -365,7 +395,8 @@ LOWP_API lowp_status lowp_quantized_layout_query(lowp_dtype dtype, lowp_scaling 
 
 /**
  * Points q at the buffers of `layout` in the allocation at `base` (total_bytes bytes, aligned to
- * LOWP_LAYOUT_ALIGNMENT, host or device memory): sets q->dtype, scaling, rows, cols, both parts'
+ * LOWP_LAYOUT_ALIGNMENT, host or device memory; base + total_bytes within the address space,
+ * checked like any count): sets q->dtype, scaling, rows, cols, both parts'
  * data / scale_inv / amax and the FP8 per-tensor scale, scale_inv, amax (NULL where the layout
  * has no buffer, so an unrequested part is not produced). q->scale_layout and q->struct_size are
  * kept; q must be initialised (LOWP_QUANTIZED_TENSOR_INIT). `layout` must be as
@@ -463,6 +494,8 @@ LOWP_API lowp_status lowp_quantize(const lowp_tensor* x, lowp_quantized_tensor* 
  * the encoder used it). A columnwise copy made with RHT dequantizes to RHT16(g) * 0.25 (fp32).
  * NVFP4 row-scaled: the per-tensor rule with A = part.amax[r] (raw) for row r.
  * 1/2688 is 1/6E, 6E = q->nvfp4_outer_max (0: 2688; 1536 after 4over6 with E = 256).
+ * Reads the orientation's data and scale_inv (FP8 per-tensor: q->scale_inv instead) and, for
+ * NVFP4, its amax; FP8 per-token's amax is not read.
  * Aliasing: out->data may overlap none of the buffers of q that it reads (checked); not in
  * place.
  */
@@ -524,7 +557,8 @@ typedef enum lowp_activation {
 
 /**
  * Backward cast fused with an activation gradient: q = fp8(dact(act_input) * grad * scale),
- * amax over the fused value dact(act_input) * grad. act_input has grad's dtype and shape.
+ * amax over the fused value dact(act_input) * grad. act_input has grad's dtype and shape, and is
+ * aligned to its element size (checked).
  * FP8 DELAYED and CURRENT scaling; otherwise as lowp_quantize.
  * Aliasing: as lowp_quantize; grad and act_input, both only read, may be one buffer.
  */
@@ -537,8 +571,9 @@ LOWP_API lowp_status lowp_quantize_dact(const lowp_tensor* grad, const void* act
  * first_dims[t] x last_dims[t] row-major matrix starting at element offsets[t] of data.
  * Members lie in order without overlap: offsets[t] >= offsets[t-1] + first_dims[t-1] * last_dims[t-1],
  * and inside the buffer: offsets[t] + first_dims[t] * last_dims[t] <= total_elements. A member
- * may be empty (a dim of 0). The three arrays hold N int64 each, all in host memory or all in
- * device memory. With device arrays nothing synchronises the host and the call can be captured
+ * may be empty (a dim of 0). data is aligned to its element size (checked; act_input of a dact
+ * call likewise). The three arrays hold N int64 each, 8-byte aligned, all in host memory or all in
+ * device memory (host memory when data is). With device arrays nothing synchronises the host and the call can be captured
  * in a CUDA graph; a layout that breaks the rules is then caught on the device: nothing is
  * written and lowp_grouped_layout_error() reports it. With host arrays the call validates them
  * up front and returns the error.
@@ -552,6 +587,9 @@ typedef struct lowp_grouped_tensor {
   const int64_t* last_dims;
   const int64_t* offsets;
 } lowp_grouped_tensor;
+
+/** sizeof(lowp_grouped_quantized_tensor) of its first release: the smallest struct_size. */
+#define LOWP_GROUPED_QUANTIZED_TENSOR_FIRST_SIZE 72
 
 /**
  * Grouped FP8 per-tensor quantized outputs. Rowwise codes use the input's layout (member t at
@@ -585,6 +623,11 @@ LOWP_API void lowp_grouped_quantized_tensor_init(lowp_grouped_quantized_tensor* 
 
 /**
  * Workspace bytes the grouped calls need for N members (device memory for the CUDA backend).
+ * The grouped FP8 calls (lowp_grouped_quantize, _quantize_dact, _amax, _dequantize) on the CPU
+ * backend (host data) need none: their workspace and workspace_bytes are ignored (any pointer,
+ * NULL included, and any size; never read, written or checked, so not subject to the aliasing
+ * rules). On the CUDA backend the workspace is required: device memory, 8-byte aligned, at least
+ * this many bytes (checked).
  * Aliasing: none (writes *bytes only).
  */
 LOWP_API lowp_status lowp_grouped_workspace_size(int64_t num_tensors, size_t* bytes);

@@ -38,8 +38,9 @@ lowp_status check_aliasing(const Recipe& r, const QuantizeCall& c) {
   });
 }
 
-// lowp_dequantize's (lowp.h): the chosen part's buffers (and the FP8 per-tensor scale_inv) are
-// read, out->data is written.
+// lowp_dequantize's (lowp.h): the chosen part's codes and scale_inv, its amax when the recipe
+// reads it (NVFP4; FP8 per-token's amax is not read) and the FP8 per-tensor scale_inv are read,
+// out->data is written.
 lowp_status check_aliasing(const Recipe& r, const DequantizeCall& c) {
   lowp_quantized_sizes s;
   LOWP_TRY(r.sizes(c.q.rows, c.q.cols, &s));
@@ -49,7 +50,7 @@ lowp_status check_aliasing(const Recipe& r, const DequantizeCall& c) {
   return check_no_overlap({
       {c.part.data, s.data_bytes[i], names[i][0], false},
       {c.part.scale_inv, s.scale_inv_bytes[i], names[i][1], false},
-      {c.part.amax, s.amax_bytes[i], names[i][2], false},
+      {r.dequantize_reads_amax ? c.part.amax : nullptr, s.amax_bytes[i], names[i][2], false},
       {c.q.scale_inv, s.tensor_scale_bytes, "q->scale_inv", false},
       {c.out.data, dense_bytes(c.out), "out->data", true},
   });

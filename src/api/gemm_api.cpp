@@ -3,12 +3,12 @@
 // checked before anything is written.
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "core/aliasing.h"
 #include "core/entry.h"
 #include "core/enums.h"
 #include "core/gemm_args.h"
+#include "core/growable.h"
 #include "core/error.h"
 #include "api/gemm_operands.h"
 #include "lowp/gemm.h"
@@ -20,25 +20,6 @@ namespace lowp::gemm_api {
 namespace {
 
 long long ll(int64_t v) { return static_cast<long long>(v); }
-
-// The size of lowp_gemm_config in the first release; a caller's struct is never smaller.
-constexpr size_t kFirstConfigSize = sizeof(lowp_gemm_config);
-
-// *cfg over the defaults (members past cfg->struct_size keep theirs); NULL: the defaults.
-lowp_status resolve_config(const lowp_gemm_config* cfg, lowp_gemm_config* out) {
-  lowp_gemm_config_default(out);
-  if (cfg == nullptr) return LOWP_SUCCESS;
-  if (cfg->struct_size == 0)
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg->struct_size is 0; initialise the config with lowp_gemm_config_default()");
-  if (cfg->struct_size < kFirstConfigSize || cfg->struct_size > sizeof(lowp_gemm_config))
-    return fail(LOWP_ERROR_INVALID_ARGUMENT,
-                "cfg->struct_size is %zu; this lowp knows lowp_gemm_config sizes %zu to %zu (initialise the config "
-                "with lowp_gemm_config_default())",
-                cfg->struct_size, kFirstConfigSize, sizeof(lowp_gemm_config));
-  std::memcpy(out, cfg, cfg->struct_size);
-  return LOWP_SUCCESS;
-}
 
 lowp_status check_d(const lowp_tensor* d, int64_t m, int64_t n) {
   LOWP_TRY(check_not_null(d, "d"));
@@ -135,7 +116,7 @@ lowp_status prepare(const lowp_quantized_tensor* a, const lowp_orientation& a_co
   LOWP_TRY(check_pair(oa, ob));
   LOWP_TRY(check_d(d, oa.rows, ob.rows));
   lowp_gemm_config c;
-  LOWP_TRY(resolve_config(cfg, &c));
+  LOWP_TRY(read_gemm_config(cfg, &c));
   LOWP_TRY(check_options(c, oa, a_copy, ob, b_copy, d->dtype));
 
   GemmArgs g{};
@@ -181,10 +162,7 @@ using namespace lowp;
 extern "C" {
 
 void lowp_gemm_config_default(lowp_gemm_config* cfg) {
-  if (cfg == nullptr) return;
-  std::memset(cfg, 0, sizeof *cfg);
-  cfg->struct_size = sizeof *cfg;
-  cfg->bias_dtype = LOWP_DTYPE_BFLOAT16;
+  if (cfg != nullptr) *cfg = default_gemm_config();
 }
 
 lowp_status lowp_gemm_workspace_size(const lowp_quantized_tensor* a, lowp_orientation a_copy,

@@ -121,6 +121,12 @@ lowp_status from_layout(const lowp_quantized_layout* caller_layout, void* base, 
                 "cols and parts; pass the layout as the query filled it");
   LOWP_TRY(check_not_null(base, "base"));
   LOWP_TRY(check_aligned(base, kAlignment, "base"));
+  // Each buffer's pointer is base + offset: the allocation must not wrap around the address space.
+  if (L.total_bytes > UINTPTR_MAX - reinterpret_cast<uintptr_t>(base))
+    return fail(LOWP_ERROR_INVALID_ARGUMENT,
+                "base is %p: an allocation of layout->total_bytes = %zu bytes there runs past the end of the "
+                "address space",
+                base, L.total_bytes);
   LOWP_TRY(check_not_null(caller_q, "q"));
   lowp_quantized_tensor q;
   LOWP_TRY(read_quantized_tensor(caller_q, &q));

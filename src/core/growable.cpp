@@ -5,18 +5,42 @@
 namespace lowp {
 namespace {
 
-// Where the members of each struct's first release (lowp 0.1) end. Frozen: members appended
-// later lie past these offsets, and callers built before them pass a struct_size of at least this.
-constexpr size_t kConfigFirstRelease = offsetof(lowp_quant_config, group_row_multiple) + sizeof(int);
-constexpr size_t kQuantizedTensorFirstRelease = offsetof(lowp_quantized_tensor, amax) + sizeof(float*);
-constexpr size_t kGroupedQuantizedTensorFirstRelease =
-    offsetof(lowp_grouped_quantized_tensor, amax_stride) + sizeof(int64_t);
-constexpr size_t kQuantizedLayoutFirstRelease = offsetof(lowp_quantized_layout, tensor_amax_offset) + sizeof(size_t);
+static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8, "lowp.h's first-release sizes are those of LP64");
+
+#define LOWP_MEMBER(T, m) Member{offsetof(T, m), sizeof(T::m)}
+// Where each struct's first release ends, and the members appended since (lowp.h's
+// LOWP_*_FIRST_SIZE). A new member goes at the end of its list; a struct ends on a member (the
+// static_asserts), so a later member never lies in an earlier release's tail padding.
+constexpr Member kConfigAppended[] = {LOWP_MEMBER(lowp_quant_config, four_over_six),
+                                      LOWP_MEMBER(lowp_quant_config, four_over_six_error),
+                                      LOWP_MEMBER(lowp_quant_config, four_over_six_scale_max)};
+constexpr GrowableLayout kConfig = {LOWP_QUANT_CONFIG_FIRST_SIZE, offsetof(lowp_quant_config, reserved0),
+                                    kConfigAppended};
+static_assert(offsetof(lowp_quant_config, reserved0) + sizeof(uint32_t) == LOWP_QUANT_CONFIG_FIRST_SIZE);
+static_assert(offsetof(lowp_quant_config, reserved1) + sizeof(uint32_t) == sizeof(lowp_quant_config));
+
+constexpr Member kQuantizedTensorAppended[] = {LOWP_MEMBER(lowp_quantized_tensor, nvfp4_outer_max)};
+constexpr GrowableLayout kQuantizedTensor = {LOWP_QUANTIZED_TENSOR_FIRST_SIZE, LOWP_QUANTIZED_TENSOR_FIRST_SIZE,
+                                             kQuantizedTensorAppended};
+static_assert(offsetof(lowp_quantized_tensor, nvfp4_outer_max) == LOWP_QUANTIZED_TENSOR_FIRST_SIZE);
+static_assert(offsetof(lowp_quantized_tensor, reserved0) + sizeof(uint32_t) == sizeof(lowp_quantized_tensor));
+
+constexpr GrowableLayout kGroupedQuantizedTensor = {LOWP_GROUPED_QUANTIZED_TENSOR_FIRST_SIZE,
+                                                    LOWP_GROUPED_QUANTIZED_TENSOR_FIRST_SIZE, {}};
+static_assert(sizeof(lowp_grouped_quantized_tensor) == LOWP_GROUPED_QUANTIZED_TENSOR_FIRST_SIZE);
+
+constexpr GrowableLayout kQuantizedLayout = {LOWP_QUANTIZED_LAYOUT_FIRST_SIZE, LOWP_QUANTIZED_LAYOUT_FIRST_SIZE, {}};
+static_assert(sizeof(lowp_quantized_layout) == LOWP_QUANTIZED_LAYOUT_FIRST_SIZE);
+
+constexpr GrowableLayout kGemmConfig = {LOWP_GEMM_CONFIG_FIRST_SIZE, offsetof(lowp_gemm_config, reserved0), {}};
+static_assert(offsetof(lowp_gemm_config, reserved0) + sizeof(uint32_t) == LOWP_GEMM_CONFIG_FIRST_SIZE);
+static_assert(sizeof(lowp_gemm_config) == LOWP_GEMM_CONFIG_FIRST_SIZE);
+#undef LOWP_MEMBER
 
 template <typename T>
-lowp_status read(const T* caller, size_t first_size, const char* name, const char* type, const char* initialiser,
-                 T* out) {
-  switch (copy_growable(caller, first_size, out)) {
+lowp_status read(const T* caller, const char* name, const char* type, const char* initialiser, T* out) {
+  const size_t first_size = growable_layout<T>().first_size;
+  switch (copy_growable(caller, out)) {
     case GrowableSize::kOk: return LOWP_SUCCESS;
     case GrowableSize::kZero:
       return fail(LOWP_ERROR_INVALID_ARGUMENT, "%s->struct_size is 0; initialise %s with %s", name, name, initialiser);
@@ -35,6 +59,27 @@ lowp_status read(const T* caller, size_t first_size, const char* name, const cha
 
 }  // namespace
 
+template <>
+const GrowableLayout& growable_layout<lowp_quant_config>() {
+  return kConfig;
+}
+template <>
+const GrowableLayout& growable_layout<lowp_quantized_tensor>() {
+  return kQuantizedTensor;
+}
+template <>
+const GrowableLayout& growable_layout<lowp_grouped_quantized_tensor>() {
+  return kGroupedQuantizedTensor;
+}
+template <>
+const GrowableLayout& growable_layout<lowp_quantized_layout>() {
+  return kQuantizedLayout;
+}
+template <>
+const GrowableLayout& growable_layout<lowp_gemm_config>() {
+  return kGemmConfig;
+}
+
 lowp_quant_config default_config() {
   lowp_quant_config c{};
   c.struct_size = sizeof c;
@@ -51,16 +96,23 @@ lowp_grouped_quantized_tensor default_grouped_quantized_tensor() { return LOWP_G
 
 lowp_quantized_layout default_quantized_layout() { return LOWP_QUANTIZED_LAYOUT_INIT; }
 
+lowp_gemm_config default_gemm_config() {
+  lowp_gemm_config c{};
+  c.struct_size = sizeof c;
+  c.bias_dtype = LOWP_DTYPE_BFLOAT16;
+  return c;
+}
+
 lowp_status read_config(const lowp_quant_config* cfg, lowp_quant_config* out) {
   *out = default_config();
   if (cfg == nullptr) return LOWP_SUCCESS;
-  return read(cfg, kConfigFirstRelease, "cfg", "lowp_quant_config",
+  return read(cfg, "cfg", "lowp_quant_config",
               "lowp_quant_config_default() or lowp_quant_config_nvfp4()", out);
 }
 
 lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, const char* name, lowp_quantized_tensor* out) {
   *out = default_quantized_tensor();
-  return read(q, kQuantizedTensorFirstRelease, name, "lowp_quantized_tensor",
+  return read(q, name, "lowp_quantized_tensor",
               "lowp_quantized_tensor_init() or LOWP_QUANTIZED_TENSOR_INIT", out);
 }
 
@@ -70,14 +122,20 @@ lowp_status read_quantized_tensor(const lowp_quantized_tensor* q, lowp_quantized
 
 lowp_status read_grouped_quantized_tensor(const lowp_grouped_quantized_tensor* q, lowp_grouped_quantized_tensor* out) {
   *out = default_grouped_quantized_tensor();
-  return read(q, kGroupedQuantizedTensorFirstRelease, "q", "lowp_grouped_quantized_tensor",
+  return read(q, "q", "lowp_grouped_quantized_tensor",
               "lowp_grouped_quantized_tensor_init() or LOWP_GROUPED_QUANTIZED_TENSOR_INIT", out);
 }
 
 lowp_status read_quantized_layout(const lowp_quantized_layout* layout, const char* name, lowp_quantized_layout* out) {
   *out = default_quantized_layout();
-  return read(layout, kQuantizedLayoutFirstRelease, name, "lowp_quantized_layout",
+  return read(layout, name, "lowp_quantized_layout",
               "lowp_quantized_layout_init() or LOWP_QUANTIZED_LAYOUT_INIT", out);
+}
+
+lowp_status read_gemm_config(const lowp_gemm_config* cfg, lowp_gemm_config* out) {
+  *out = default_gemm_config();
+  if (cfg == nullptr) return LOWP_SUCCESS;
+  return read(cfg, "cfg", "lowp_gemm_config", "lowp_gemm_config_default()", out);
 }
 
 }  // namespace lowp

@@ -39,6 +39,7 @@ extern const Recipe kFp8PerTensor = {
     {LOWP_SCALING_DELAYED, LOWP_SCALING_CURRENT},
     "LOWP_SCALING_DELAYED, LOWP_SCALING_CURRENT",
     /*fuses_dact=*/true,
+    /*dequantize_reads_amax=*/false,
     {validate, make_args, fp8_quantize_cpu, fp8_quantize_cuda},
     {validate_dequantize, make_dequantize_args, fp8_dequantize_cpu, fp8_dequantize_cuda},
     sizes,

@@ -52,6 +52,7 @@ extern const Recipe kFp8PerToken = {
     {LOWP_SCALING_PER_TOKEN, LOWP_SCALING_PER_TOKEN},
     "LOWP_SCALING_PER_TOKEN",
     /*fuses_dact=*/false,
+    /*dequantize_reads_amax=*/false,
     {validate, make_args, fp8_quantize_cpu, fp8_quantize_cuda},
     {validate_dequantize, make_dequantize_args, fp8_dequantize_cpu, fp8_dequantize_cuda},
     sizes,

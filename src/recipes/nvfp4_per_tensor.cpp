@@ -69,6 +69,7 @@ extern const Recipe kNvfp4PerTensor = {
     {LOWP_SCALING_NVFP4_PER_TENSOR, LOWP_SCALING_NVFP4_PER_TENSOR},
     "LOWP_SCALING_NVFP4_PER_TENSOR",
     /*fuses_dact=*/false,
+    /*dequantize_reads_amax=*/true,
     {validate, make_args, [](const QuantizeArgs& a) { return cpu::nvfp4_quantize(a.nvfp4); },
      [](const QuantizeArgs& a, void* stream) { return cuda::nvfp4_quantize(a.nvfp4, stream); }},
     {check_nvfp4_dequantize, nvfp4_dequantize_args, nvfp4_dequantize_cpu, nvfp4_dequantize_cuda},

@@ -98,6 +98,7 @@ extern const Recipe kNvfp4PerToken = {
     {LOWP_SCALING_NVFP4_PER_TOKEN, LOWP_SCALING_NVFP4_PER_TOKEN},
     "LOWP_SCALING_NVFP4_PER_TOKEN",
     /*fuses_dact=*/false,
+    /*dequantize_reads_amax=*/true,
     {nvfp4_per_row_validate, nvfp4_per_row_make_args, nvfp4_per_row_quantize_cpu, nvfp4_per_row_quantize_cuda},
     {check_nvfp4_dequantize, nvfp4_dequantize_args, nvfp4_dequantize_cpu, nvfp4_dequantize_cuda},
     nvfp4_per_row_sizes,

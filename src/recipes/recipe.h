@@ -63,6 +63,7 @@ struct Recipe {
   lowp_scaling scalings[2]; // the scalings that select it (likewise)
   const char* scaling_names;  // the scalings, as messages list them ("LOWP_SCALING_X, ...")
   bool fuses_dact;            // lowp_quantize_dact runs it
+  bool dequantize_reads_amax; // lowp_dequantize reads the part's amax (else it may overlap out)
   RecipeOp<QuantizeCall, QuantizeArgs> quantize;
   RecipeOp<DequantizeCall, DequantizeArgs> dequantize;
   // lowp_quantized_sizes_query; rows, cols checked >= 1 and in range.

@@ -72,8 +72,10 @@ lowp_status gemm(const GemmArgs& a) {
   try {
     av = decode(a.a, a.m, a.k);
     bv = decode(a.b, a.n, a.k);
-  } catch (const std::bad_alloc&) {
-    return fail(LOWP_ERROR_UNSUPPORTED, "CPU GEMM: cannot allocate %lld floats for the decoded operands",
+  } catch (const std::bad_alloc&) {  // before D is touched: nothing written
+    return fail(LOWP_ERROR_OUT_OF_MEMORY,
+                "lowp_gemm: out of host memory: the CPU reference cannot allocate %lld floats for the decoded "
+                "operands; nothing written",
                 static_cast<long long>((a.m + a.n) * a.k));
   }
   const float alpha = a.outer == GemmOuter::kNvfp4PerTensor

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 
 #include "common/compare.h"
 #include "common/grouped_outputs.h"
+#include "lowp/gemm.h"
 #include "lowp/lowp.h"
 
 using namespace lowp_test;
@@ -209,6 +211,29 @@ size_t virtual_bytes() {
   _exit(static_cast<int>(s));
 }
 
+
+// The same for lowp_gemm's CPU reference: a (16 x K) and b (16 x K) FP8 operands whose decoded
+// floats (2 x 64 MiB) cannot be allocated; exits with the status.
+[[noreturn]] void gemm_capped(std::vector<uint8_t>& codes, std::vector<uint16_t>& d) {
+  constexpr int64_t kK = int64_t{1} << 20;
+  static float scale_inv = 1.0f;
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
+  q.dtype = LOWP_DTYPE_E4M3;
+  q.scaling = LOWP_SCALING_CURRENT;
+  q.rows = 16;
+  q.cols = kK;
+  q.rowwise.data = codes.data();
+  q.scale_inv = &scale_inv;
+  lowp_tensor out = {d.data(), LOWP_DTYPE_BFLOAT16, 16, 16};
+  const rlimit cap = {virtual_bytes() + (size_t{32} << 20), RLIM_INFINITY};
+  setrlimit(RLIMIT_AS, &cap);
+  const lowp_status s = lowp_gemm(&q, LOWP_ROWWISE, &q, LOWP_ROWWISE, &out, nullptr, nullptr, 0, nullptr);
+  const bool untouched_d = std::all_of(d.begin(), d.end(), [](uint16_t v) { return v == 0xA5A5; });
+  std::fprintf(stderr, "%s: %s%s\n", lowp_status_name(s), lowp_get_last_error(),
+               untouched_d ? "" : " (d was written)");
+  _exit(untouched_d ? static_cast<int>(s) : 100);
+}
+
 #endif
 
 // No C++ exception crosses the C ABI: out of memory in the CPU backend is a status with a message
@@ -223,6 +248,19 @@ TEST(ApiContractRegression, OutOfMemoryIsAStatusNotAnException) {
   std::vector<float> x(kCols, 1.0f), col_amax(kCols);
   EXPECT_EXIT(amax_per_token_capped(x, col_amax), ::testing::ExitedWithCode(LOWP_ERROR_OUT_OF_MEMORY),
               "lowp_amax_per_token: out of host memory");
+#endif
+}
+
+// The CPU GEMM's scratch allocation failing is out of memory, as lowp.h says, nothing written
+// (before: LOWP_ERROR_UNSUPPORTED).
+TEST(ApiContractRegression, GemmOutOfMemoryIsOutOfMemory) {
+#ifndef LOWP_TEST_ADDRESS_LIMIT
+  GTEST_SKIP() << "sanitizer runtimes reserve address space; RLIMIT_AS cannot model out of memory there";
+#else
+  std::vector<uint8_t> codes(size_t{16} << 20, 0x38);  // 16 x 2^20 E4M3 codes of 1.0
+  std::vector<uint16_t> d(256, 0xA5A5);
+  EXPECT_EXIT(gemm_capped(codes, d), ::testing::ExitedWithCode(LOWP_ERROR_OUT_OF_MEMORY),
+              "LOWP_ERROR_OUT_OF_MEMORY: lowp_gemm: out of host memory");
 #endif
 }
 

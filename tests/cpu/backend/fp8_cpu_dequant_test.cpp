@@ -77,6 +77,29 @@ TEST(Fp8Dequantize, PerTokenUsesEachOrientationsRowScales) {
   EXPECT_TRUE(bytes_equal(dequant(q, LOWP_ROWWISE, LOWP_DTYPE_BFLOAT16), u16({0x3F00, 0xBF80, 0x4080, 0x4860}), 2, 2, "bf16", 2));
 }
 
+// Dequantize does not read a per-token copy's amax, so the output may overlap it (lowp.h: only
+// the buffers it reads may not); before, the call was rejected as aliased.
+TEST(Fp8Dequantize, PerTokenOutputMayOverlapTheUnreadAmax) {
+  std::vector<uint8_t> row = {0x3C, 0xC0, 0x3C, 0x7B}, col = {0x3C, 0x3C, 0xC0, 0x7B};
+  std::vector<float> row_si = {0.5f, 4}, col_si = {0.25f, 0.125f};
+  std::vector<float> out(4, -1.0f);
+  lowp_quantized_tensor q = LOWP_QUANTIZED_TENSOR_INIT;
+  q.dtype = LOWP_DTYPE_E5M2;
+  q.scaling = LOWP_SCALING_PER_TOKEN;
+  q.rows = q.cols = 2;
+  q.rowwise = {row.data(), row_si.data(), out.data() + 1};  // 2 amaxes inside out
+  q.columnwise = {col.data(), col_si.data(), out.data()};
+  lowp_tensor t{out.data(), LOWP_DTYPE_FLOAT32, 2, 2};
+  ASSERT_EQ(lowp_dequantize(&q, LOWP_ROWWISE, &t, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
+  EXPECT_TRUE(bytes_equal(out.data(), f32({0.5f, -1, 4, 229376}).data(), 2, 2, 4, "rowwise"));
+  ASSERT_EQ(lowp_dequantize(&q, LOWP_COLUMNWISE, &t, nullptr), LOWP_SUCCESS) << lowp_get_last_error();
+  EXPECT_TRUE(bytes_equal(out.data(), f32({0.25f, 0.25f, -0.25f, 7168}).data(), 2, 2, 4, "columnwise"));
+  // The scale_inv it reads still may not overlap.
+  q.rowwise.scale_inv = out.data() + 2;
+  EXPECT_EQ(lowp_dequantize(&q, LOWP_ROWWISE, &t, nullptr), LOWP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(lowp_get_last_error(), "q->rowwise.scale_inv"), nullptr) << lowp_get_last_error();
+}
+
 TEST(Fp8Dequantize, OutputRoundsToNearestEven) {
   // Code 1.0 times scale_inv lands exactly on a tie (or not) of the output format.
   const float sis[] = {1.00390625f, 1.01171875f, 1.00048828125f, 1.00146484375f, 1.0f / 3};

@@ -87,6 +87,8 @@ const Baselines<Env> kBaselines = {
     {"nvfp4 wgrad, both RHT, swizzled", [](Env& e) { e.nvfp4(Product::kWgrad); e.cfg.a_columnwise_rht = e.cfg.b_columnwise_rht = 1; e.a.scale_layout = LOWP_SCALE_LAYOUT_SWIZZLED; return e.gemm(); }},
     {"nvfp4 dgrad, a's columnwise RHT unused", [](Env& e) { e.nvfp4(Product::kDgrad); e.cfg.a_columnwise_rht = 1; return e.gemm(); }},
     {"nvfp4 per-token dgrad, bf16 D", [](Env& e) { e.nvfp4_token(Product::kDgrad); e.dt.dtype = LOWP_DTYPE_BFLOAT16; return e.gemm(); }},
+    // gemm.h: bias_dtype is not read without a bias.
+    {"no bias, bias_dtype not read", [](Env& e) { e.fp8(); e.cfg.bias_dtype = static_cast<lowp_dtype>(42); return e.gemm(); }},
     {"NULL cfg", [](Env& e) { e.nvfp4_token(); return lowp_gemm(&e.a, copy(e.ac), &e.b, copy(e.bc), &e.dt, nullptr, nullptr, 0, nullptr); }},
     {"workspace size (host: 0)", [](Env& e) { e.fp8(); e.bytes = 7; const lowp_status s = e.size(); return s == LOWP_SUCCESS && e.bytes != 0 ? LOWP_ERROR_INTERNAL : s; }},
 };

@@ -77,6 +77,10 @@ const Baselines<Env> kBaselines = {
     {"dequantize row", [](Env& e) { e.valid(); return e.dequant(); }},
     {"dequantize col", [](Env& e) { e.valid(); return e.dequant(LOWP_COLUMNWISE); }},
     {"no workspace on host", [](Env& e) { e.valid(); return lowp_grouped_quantize(&e.g, &e.q, nullptr, nullptr, 0, nullptr); }},
+    // lowp.h: the CPU backend ignores the workspace (not checked: any pointer and size).
+    {"host workspace ignored", [](Env& e) {
+       e.valid();
+       return lowp_grouped_quantize(&e.g, &e.q, nullptr, reinterpret_cast<void*>(uintptr_t{3}), 1, nullptr); }},
     {"workspace size", [](Env& e) { return lowp_grouped_workspace_size(kN, &e.ws_bytes); }},
 };
 

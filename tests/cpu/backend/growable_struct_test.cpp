@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include "common/compare.h"
 #include "core/growable.h"
@@ -89,33 +91,67 @@ TEST(GrowableStructs, ConfigPresetsSetTheSize) {
   }
 }
 
-// A struct as two releases of lowp.h know it: `added` was appended in the second.
-struct Release2 {
-  size_t struct_size;
-  int a;
-  float b;
-  int added;
-};
+// A struct as two releases of lowp.h know it: the first ends in 4 bytes of tail padding, which
+// the second names `reserved0` (never read) before appending `added`; `reserved1` ends it on a
+// member.
 struct Release1 {
   size_t struct_size;
   int a;
-  float b;
 };
-constexpr size_t kFirstRelease = offsetof(Release2, b) + sizeof(float);
+struct Release2 {
+  size_t struct_size;
+  int a;
+  uint32_t reserved0;
+  int added;
+  uint32_t reserved1;
+};
+constexpr lowp::Member kAppended[] = {{offsetof(Release2, added), sizeof(int)}};
+constexpr lowp::GrowableLayout kLayout = {sizeof(Release1), offsetof(Release1, a) + sizeof(int), kAppended};
+static_assert(sizeof(Release1) == 16 && offsetof(Release2, added) == 16);
+
+Release2 defaults() { return {0, -1, 0, 42, 0}; }
+
+// A first-release caller's struct with 0xA5 in its padding.
+Release1 old_caller(int a) {
+  Release1 r;
+  std::memset(&r, 0xA5, sizeof r);
+  r.struct_size = sizeof r;
+  r.a = a;
+  return r;
+}
 
 TEST(GrowableStructs, OlderCallerGetsTheDefaultsOfLaterMembers) {
-  Release1 old_caller{sizeof(Release1), 7, 2.5f};
-  Release2 read{0, -1, -1.0f, 42};  // the library's defaults
-  ASSERT_EQ(lowp::copy_growable(&old_caller, kFirstRelease, &read), lowp::GrowableSize::kOk);
+  const Release1 old = old_caller(7);
+  Release2 read = defaults();
+  ASSERT_EQ(lowp::copy_growable(&old, kLayout, &read), lowp::GrowableSize::kOk);
   EXPECT_EQ(read.a, 7);
-  EXPECT_EQ(read.b, 2.5f);
-  EXPECT_EQ(read.added, 42);  // the caller's struct stops before it: the default stays
+  EXPECT_EQ(read.reserved0, 0u);  // the caller's padding is not read
+  EXPECT_EQ(read.added, 42);      // the caller's struct stops before it: the default stays
   EXPECT_EQ(read.struct_size, sizeof(Release2));
   // A caller of the second release passes its `added`.
-  Release2 new_caller{sizeof(Release2), 1, 1.0f, 5};
-  Release2 read2{0, -1, -1.0f, 42};
-  ASSERT_EQ(lowp::copy_growable(&new_caller, kFirstRelease, &read2), lowp::GrowableSize::kOk);
+  Release2 new_caller{sizeof(Release2), 1, 0xA5A5A5A5u, 5, 0xA5A5A5A5u};
+  Release2 read2 = defaults();
+  ASSERT_EQ(lowp::copy_growable(&new_caller, kLayout, &read2), lowp::GrowableSize::kOk);
   EXPECT_EQ(read2.added, 5);
+  EXPECT_EQ(read2.reserved0, 0u);
+  EXPECT_EQ(read2.reserved1, 0u);
+}
+
+TEST(GrowableStructs, AMemberIsReadOnlyWhenTheSizeCoversAllItsBytes) {
+  for (size_t size = sizeof(Release1); size <= sizeof(Release2); ++size) {
+    Release2 caller{size, 1, 0xA5A5A5A5u, 5, 0xA5A5A5A5u};
+    Release2 read = defaults();
+    ASSERT_EQ(lowp::copy_growable(&caller, kLayout, &read), lowp::GrowableSize::kOk) << size;
+    EXPECT_EQ(read.added, size >= offsetof(Release2, added) + sizeof(int) ? 5 : 42) << size;
+  }
+}
+
+TEST(GrowableStructs, WriteBackSkipsPaddingAndUncoveredMembers) {
+  Release1 old = old_caller(7);
+  Release2 value{sizeof(Release2), 9, 0, 10, 0};
+  lowp::write_growable(reinterpret_cast<Release2*>(&old), value, kLayout);
+  const Release1 want = old_caller(9);
+  EXPECT_EQ(std::memcmp(&old, &want, sizeof old), 0);  // a written, padding kept
 }
 
 TEST(GrowableStructs, RejectedSizesCopyNothing) {
@@ -123,14 +159,15 @@ TEST(GrowableStructs, RejectedSizesCopyNothing) {
     size_t size;
     lowp::GrowableSize want;
   } cases[] = {{0, lowp::GrowableSize::kZero},
-               {kFirstRelease - 1, lowp::GrowableSize::kBelowFirstRelease},
+               {sizeof(Release1) - 1, lowp::GrowableSize::kBelowFirstRelease},
+               {offsetof(Release1, a) + sizeof(int), lowp::GrowableSize::kBelowFirstRelease},  // the padding
                {sizeof(size_t), lowp::GrowableSize::kBelowFirstRelease},
                {sizeof(Release2) + 1, lowp::GrowableSize::kAboveThisLibrary}};
   for (const auto& c : cases) {
-    Release2 caller{c.size, 9, 9.0f, 9};
-    Release2 read{0, -1, -1.0f, 42};
-    EXPECT_EQ(lowp::copy_growable(&caller, kFirstRelease, &read), c.want) << c.size;
-    EXPECT_TRUE(read.struct_size == 0 && read.a == -1 && read.b == -1.0f && read.added == 42) << c.size;
+    Release2 caller{c.size, 9, 9, 9, 9};
+    Release2 read = defaults();
+    EXPECT_EQ(lowp::copy_growable(&caller, kLayout, &read), c.want) << c.size;
+    EXPECT_TRUE(read.struct_size == 0 && read.a == -1 && read.added == 42) << c.size;
   }
 }
 

@@ -284,6 +284,33 @@ TEST(QuantizedLayout, ErrorsNameTheArgumentAndWriteNothing) {
   EXPECT_TRUE(untouched(reinterpret_cast<uint8_t*>(&q) + sizeof q.struct_size, sizeof q - sizeof q.struct_size));
 }
 
+// A base whose allocation would run past the end of the address space is rejected like any other
+// bad count (before: success, with pointers wrapped around to low addresses, and UBSan's pointer
+// overflow). Nothing is read or written at base, so any address can be tried.
+TEST(QuantizedLayout, BaseNearTheEndOfTheAddressSpace) {
+  lowp_quantized_layout L = LOWP_QUANTIZED_LAYOUT_INIT;
+  ASSERT_EQ(lowp_quantized_layout_query(LOWP_DTYPE_E2M1, LOWP_SCALING_NVFP4_PER_TOKEN, 64, 64, LOWP_PARTS_BOTH, &L),
+            LOWP_SUCCESS);
+  ASSERT_GT(L.total_bytes, size_t{LOWP_LAYOUT_ALIGNMENT});
+  constexpr uintptr_t kTop = UINTPTR_MAX & ~uintptr_t{LOWP_LAYOUT_ALIGNMENT - 1};  // the last aligned address
+  lowp_quantized_tensor q;
+  poison(&q, sizeof q);
+  q.struct_size = sizeof q;
+  for (const uintptr_t at : {kTop, kTop - L.total_bytes + LOWP_LAYOUT_ALIGNMENT}) {
+    EXPECT_EQ(lowp_quantized_tensor_from_layout(&L, reinterpret_cast<void*>(at), &q), LOWP_ERROR_INVALID_ARGUMENT);
+    const std::string m = lowp_get_last_error();
+    EXPECT_NE(m.find("base is"), std::string::npos) << m;
+    EXPECT_NE(m.find("runs past the end of the address space"), std::string::npos) << m;
+    EXPECT_TRUE(untouched(reinterpret_cast<uint8_t*>(&q) + sizeof q.struct_size, sizeof q - sizeof q.struct_size));
+  }
+  // The last allocation that fits: it ends at the last aligned address.
+  const uintptr_t fits = kTop - L.total_bytes;
+  ASSERT_EQ(lowp_quantized_tensor_from_layout(&L, reinterpret_cast<void*>(fits), &q), LOWP_SUCCESS)
+      << lowp_get_last_error();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(q.rowwise.data), fits + L.data_offset[0]);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(q.columnwise.amax), fits + L.amax_offset[1]);
+}
+
 TEST(QuantizedLayout, InitialisersSetStructSize) {
   lowp_quantized_layout a;
   poison(&a, sizeof a);

@@ -81,7 +81,7 @@ void grouped_amax_call(Call& c, Draw& d, const GroupDraw& xd, const PtrDraw& ama
   group_rules(e, "x", x);
   float_rule(e, amax, "amax");
   stride_rules(e, "amax_stride", xd.num_tensors, stride);
-  group_workspace_rules(e, c, w, false);
+  group_workspace_rules(e, c, w);
   c.invoke = [=] { return lowp_grouped_amax(x, amax, stride, ws, ws_bytes, nullptr); };
 }
 
@@ -120,7 +120,7 @@ void grouped_quantize_call(Call& c, Draw& d, const GroupDraw& xd, const GroupedQ
   const lowp_quant_config k = config_as_read(cfg);
   fp8_config_rules(e, k);
   e.open(k.group_row_multiple == 0, {"cfg->group_row_multiple"}, "group_row_multiple outside the grouped NVFP4 calls");
-  group_workspace_rules(e, c, w, false);
+  group_workspace_rules(e, c, w);
   if (dact)
     c.invoke = [=] {
       return lowp_grouped_quantize_dact(x, act_input, static_cast<lowp_activation>(act), q, cfg, ws, ws_bytes, nullptr);
@@ -151,7 +151,7 @@ void grouped_dequantize_call(Call& c, Draw& d, const GroupedQDraw& qd, int which
     float_rule(e, Q.scale_inv, "q->scale_inv");
   }
   group_rules(e, "out", out);
-  group_workspace_rules(e, c, w, false);
+  group_workspace_rules(e, c, w);
   c.invoke = [=] {
     return lowp_grouped_dequantize(q, static_cast<lowp_orientation>(which), out, ws, ws_bytes, nullptr);
   };

@@ -8,7 +8,6 @@
 namespace lowp_fuzz {
 namespace {
 
-constexpr size_t kLayoutFirst = sizeof(lowp_quantized_layout);  // a new struct: its first release is its sizeof
 constexpr uint64_t kAlign = LOWP_LAYOUT_ALIGNMENT;
 
 struct LayoutArgs {
@@ -138,7 +137,11 @@ void tensor_from_layout(Draw& d, Call& c) {
   if (d.bad(6)) l.sizes.amax_bytes[0] += 4;
   const bool layout_null = d.bad(3);
   // Nothing is read or written at base: an aligned address is enough (faults: NULL, misaligned).
-  const uintptr_t base_at = d.bad(6) ? d.pick({0, int64_t{1} << 20 | 8, int64_t{1} << 20 | 128}) : uintptr_t{1} << 20;
+  // The last aligned address: the layout's buffers would wrap around the address space.
+  constexpr uintptr_t kTop = UINTPTR_MAX & ~uintptr_t{kAlign - 1};
+  const uintptr_t base_at = d.bad(6)   ? d.pick({0, int64_t{1} << 20 | 8, int64_t{1} << 20 | 128})
+                            : d.bad(6) ? kTop - (d.percent(50) ? 0 : l.total_bytes & ~uintptr_t{kAlign - 1})
+                                       : uintptr_t{1} << 20;
   void* base = reinterpret_cast<void*>(base_at);
   const QDraw qd = draw_quantized(d, draw_recipe(d), 1, 1, 1);
   lowp_quantized_tensor qv = LOWP_QUANTIZED_TENSOR_INIT;
@@ -163,7 +166,8 @@ void tensor_from_layout(Draw& d, Call& c) {
     want.struct_size = L.struct_size;
     e.require(same_layout(L, want), {"layout"});
   }
-  if (e.require(base != nullptr, {"base"})) e.require(aligned_to(base, kAlign), {"base"});
+  if (e.require(base != nullptr, {"base"}) && e.require(aligned_to(base, kAlign), {"base"}) && lay != nullptr)
+    e.require(as_read(lay).total_bytes <= UINTPTR_MAX - base_at, {"base"});  // "within the address space"
   if (e.require(q != nullptr, {"q"}))
     struct_size_rules(e, "q", qd.struct_size, kQuantizedFirst, sizeof(lowp_quantized_tensor));
   c.invoke = [=] { return lowp_quantized_tensor_from_layout(lay, base, q); };

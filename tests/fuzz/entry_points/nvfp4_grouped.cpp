@@ -138,7 +138,7 @@ void grouped_quantize(Draw& d, Call& c) {
   const int64_t mult = row_multiple(e, kc, want_col);
   member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult,
                want_col ? "the columnwise copy" : "cfg->group_row_multiple", x != nullptr ? x->cols : k);
-  group_workspace_rules(e, c, w, true);
+  group_workspace_rules(e, c, w);
   c.invoke = [=] { return lowp_nvfp4_grouped_quantize(x, n, rows, q, cfg, w.ptr, w.bytes, nullptr); };
 }
 
@@ -168,7 +168,7 @@ void grouped_amax_of(Draw& d, Call& c, bool per_row) {
   const int64_t mult = row_multiple(e, kc, sixteen);
   member_rules(e, n, rows, x != nullptr ? x->rows : m.total, mult,
                sixteen ? "col_amax with cfg->rht" : "cfg->group_row_multiple", x != nullptr ? x->cols : k);
-  group_workspace_rules(e, c, w, true);
+  group_workspace_rules(e, c, w);
   if (per_row)
     c.invoke = [=] {
       return lowp_nvfp4_grouped_amax_per_row(x, static_cast<lowp_scaling>(scaling), n, rows, row, col, cfg, w.ptr,

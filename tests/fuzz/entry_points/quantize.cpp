@@ -12,7 +12,7 @@ void act_input_rules(Expect& e, int x_dtype, const void* act_input, int act) {
   e.require(act_input != nullptr, {"act_input"});
   e.require(act >= 0 && act <= 2, {"act"});
   if (is_high_precision(x_dtype))
-    e.open(aligned_to(act_input, element_bytes(x_dtype)), {"act_input"}, "act_input not aligned to its element size");
+    e.require(aligned_to(act_input, element_bytes(x_dtype)), {"act_input"});
 }
 
 namespace {

@@ -64,6 +64,7 @@ QDraw draw_quantized(Draw& d, Recipe like, int64_t rows, int64_t cols, int parts
   QDraw q;
   q.null = d.bad(3);
   q.struct_size = d.struct_size(sizeof(lowp_quantized_tensor), kQuantizedFirst);
+  q.reserved0 = d.reserved();
   switch (like) {
     case Recipe::kFp8PerTensor:
       q.dtype = d.percent(50) ? LOWP_DTYPE_E4M3 : LOWP_DTYPE_E5M2;
@@ -121,6 +122,8 @@ QPlan read_plan(Recipe r, int64_t rows, int64_t cols, int which) {
   for (int i = 0; i < 2; ++i)
     if (i != which) p.data[i].role = p.scale_inv[i].role = p.amax[i].role = Role::kUnused;
   p.scale.role = p.tensor_amax.role = Role::kUnused;
+  if (r == Recipe::kFp8PerToken)  // only the quantize writes it
+    for (Slot& a : p.amax) a.role = Role::kUnused;
   return p;
 }
 
@@ -138,6 +141,7 @@ lowp_quantized_tensor* make_quantized(Call& c, const std::string& name, const QD
   v.rows = q.rows;
   v.cols = q.cols;
   v.nvfp4_outer_max = q.outer_max;
+  v.reserved0 = q.reserved0;
   lowp_quantized_part* parts[2] = {&v.rowwise, &v.columnwise};
   for (int i = 0; i < 2; ++i) {
     const std::string p = name + (i == 0 ? "->rowwise." : "->columnwise.");
@@ -158,6 +162,8 @@ ConfigDraw draw_config(Draw& d, Recipe r, bool grouped) {
   k.null = d.percent(15);
   k.v = header_default_config();
   k.v.struct_size = d.struct_size(sizeof(lowp_quant_config), kConfigFirst);
+  k.v.reserved0 = d.reserved();  // never read: an older caller's padding
+  k.v.reserved1 = d.reserved();
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   if (is_nvfp4(r)) {
     k.v.rht = d.flag(35);
@@ -206,15 +212,15 @@ lowp_quant_config* make_config(Call& c, const ConfigDraw& k, bool reads_rng_stat
 }
 
 void fp8_config_rules(Expect& e, const lowp_quant_config& k) {
-  e.open(k.amax_epsilon >= 0.0f, {"cfg->amax_epsilon"}, "a negative or NaN amax_epsilon: lowp.h does not say");
+  e.require(k.amax_epsilon >= 0.0f, {"cfg->amax_epsilon"});
   flag_rule(e, "cfg->power_of_two_scale", k.power_of_two_scale);
-  const char* note = "an NVFP4 knob with an FP8 recipe: lowp.h does not say";
-  e.open(k.rht == 0, {"cfg->rht"}, note);
-  e.open(k.stochastic_rounding == 0, {"cfg->stochastic_rounding"}, note);
-  e.open(k.block_2d == 0, {"cfg->block_2d"}, note);
-  e.open(k.amax_estimation == 0, {"cfg->amax_estimation"}, note);
-  e.open(k.amax_given == 0, {"cfg->amax_given"}, note);
-  e.open(k.four_over_six == 0, {"cfg->four_over_six"}, note);
+  // lowp.h: FP8 rejects these NVFP4 knobs when not 0 (and reads no other NVFP4 member).
+  e.require(k.rht == 0, {"cfg->rht"});
+  e.require(k.stochastic_rounding == 0, {"cfg->stochastic_rounding"});
+  e.require(k.block_2d == 0, {"cfg->block_2d"});
+  e.require(k.amax_estimation == 0, {"cfg->amax_estimation"});
+  e.require(k.amax_given == 0, {"cfg->amax_given"});
+  e.require(k.four_over_six == 0, {"cfg->four_over_six"});
 }
 
 void nvfp4_config_rules(Expect& e, Recipe r, const lowp_quant_config& k, int64_t rows) {

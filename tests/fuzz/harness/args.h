@@ -33,6 +33,7 @@ struct QDraw {
   int dtype = LOWP_DTYPE_E4M3, scaling = LOWP_SCALING_CURRENT, scale_layout = LOWP_SCALE_LAYOUT_COMPACT;
   int64_t rows = 1, cols = 1;
   float outer_max = 0.0f;  // nvfp4_outer_max (6E; 0 reads as 2688)
+  uint32_t reserved0 = 0;  // never read
   PartDraw part[2];        // 0 rowwise, 1 columnwise
   PtrDraw scale, scale_inv, amax;
 };
@@ -51,8 +52,9 @@ struct QPlan {
 };
 // Every buffer read-only, sized for `r` (its documented sizes; 16 unused bytes where it has none).
 QPlan input_plan(Recipe r, int64_t rows, int64_t cols);
-// What reading copy `which` (dequantize, a GEMM operand) uses: that part's buffers and the FP8
-// per-tensor scale_inv; the rest is unused.
+// What reading copy `which` (dequantize, a GEMM operand) uses: that part's codes and scale_inv,
+// its amax for NVFP4 (FP8 per-token's is not read), and the FP8 per-tensor scale_inv; the rest is
+// unused.
 QPlan read_plan(Recipe r, int64_t rows, int64_t cols, int which);
 // A part whose data is NULL is not produced: its scale_inv and amax are not buffers of the call.
 void unused_unless_requested(QPlan& p, const QDraw& q);

@@ -54,9 +54,11 @@ int Draw::flag(int on_percent) {
 size_t Draw::struct_size(size_t full, size_t first) {
   if (!bad(8)) return full;
   return static_cast<size_t>(
-      pick({0, 1, 8, static_cast<int64_t>(first) - 1, static_cast<int64_t>(first), static_cast<int64_t>(full) - 1,
-            static_cast<int64_t>(full) + 8, static_cast<int64_t>(full) * 4, INT64_MAX}));
+      pick({0, 1, 8, static_cast<int64_t>(first) - 4, static_cast<int64_t>(first) - 1, static_cast<int64_t>(first),
+            static_cast<int64_t>(full) - 1, static_cast<int64_t>(full) + 8, static_cast<int64_t>(full) * 4, INT64_MAX}));
 }
+
+uint32_t Draw::reserved() { return percent(70) ? 0u : static_cast<uint32_t>(rng.next()); }
 
 PtrDraw Draw::ptr() {
   if (!bad(8)) return {};

@@ -41,6 +41,9 @@ class Draw {
   int flag(int on_percent = 30);                                // 0/1; faults: 2, -1, INT_MIN
   // struct_size of a growable struct: sizeof; faults: 0, 1, below the first release, padding, above.
   size_t struct_size(size_t full, size_t first);
+  // A reserved member of a growable struct (never read): mostly 0, else any bits, as an older
+  // caller's padding may hold.
+  uint32_t reserved();
   // A required pointer: faults NULL, misaligned, aliased. optional(): NULL with 1 - present.
   PtrDraw ptr();
   PtrDraw optional(int present_percent);

@@ -38,8 +38,8 @@ struct Workspace {
   size_t need = 0;
 };
 Workspace make_group_workspace(Call& c, Draw& d, int64_t n, const PtrDraw& how);
-// CUDA: not NULL, 8-byte aligned, at least `need` bytes. Host: the NVFP4 grouped calls need none
-// (lowp.h); for the FP8 ones lowp.h is silent (NULL is an open case).
-void group_workspace_rules(Expect& e, const Call& c, const Workspace& ws, bool host_needs_none);
+// CUDA: not NULL, 8-byte aligned, at least `need` bytes. Host: every grouped call needs none and
+// ignores it (lowp.h).
+void group_workspace_rules(Expect& e, const Call& c, const Workspace& ws);
 
 }  // namespace lowp_fuzz

@@ -111,20 +111,57 @@ void tensor_rules(Expect& e, const std::string& name, const lowp_tensor* t, bool
   if (rows_ok && cols_ok) e.require(!too_many(t->rows, t->cols), {name + "->rows", name + "->cols", name});
   e.require(t->data != nullptr, {name + "->data"});
   if (is_high_precision(as_int(t->dtype)))
-    e.open(aligned_to(t->data, element_bytes(as_int(t->dtype))), {name + "->data"},
-           "data not aligned to its element size: lowp.h only says 16 bytes enable the fast path");
+    e.require(aligned_to(t->data, element_bytes(as_int(t->dtype))), {name + "->data"});
 }
 
-void struct_size_rules(Expect& e, const std::string& name, size_t ss, size_t first, size_t full,
-                       bool below_first_open) {
+void struct_size_rules(Expect& e, const std::string& name, size_t ss, size_t first, size_t full) {
   const std::string field = name + "->struct_size";
   if (!e.require(ss != 0, {field})) return;
   if (!e.require(ss <= full, {field})) return;
-  if (below_first_open)
-    e.open(ss >= full, {field}, "gemm.h: struct_size 'not 0 and at most sizeof'; lowp.h: not below the first release");
-  else if (e.require(ss >= first, {field}))
-    e.open(ss >= full, {field},
-           "struct_size in the tail padding: is the first release its sizeof or its last member's end?");
+  e.require(ss >= first, {field});
+}
+
+void read_growable(void* v, const void* p, size_t first_members_end, std::initializer_list<Appended> appended) {
+  size_t ss;
+  std::memcpy(&ss, p, sizeof ss);
+  auto* to = static_cast<char*>(v);
+  const auto* from = static_cast<const char*>(p);
+  const size_t first = ss < first_members_end ? ss : first_members_end;
+  if (first > sizeof ss) std::memcpy(to + sizeof ss, from + sizeof ss, first - sizeof ss);
+  for (const Appended& m : appended)
+    if (ss >= m.offset + m.size) std::memcpy(to + m.offset, from + m.offset, m.size);
+}
+
+namespace {
+
+template <typename T>
+T zeros_with_size(const T* p) {
+  T v;
+  std::memset(&v, 0, sizeof v);
+  if (p != nullptr) v.struct_size = p->struct_size;
+  return v;
+}
+
+}  // namespace
+
+lowp_quantized_tensor as_read(const lowp_quantized_tensor* p) {
+  lowp_quantized_tensor v = zeros_with_size(p);
+  if (p != nullptr && p->struct_size >= sizeof(size_t))
+    read_growable(&v, p, LOWP_QUANTIZED_TENSOR_FIRST_SIZE,
+                  {{offsetof(lowp_quantized_tensor, nvfp4_outer_max), sizeof(float)}});
+  return v;
+}
+
+lowp_grouped_quantized_tensor as_read(const lowp_grouped_quantized_tensor* p) {
+  lowp_grouped_quantized_tensor v = zeros_with_size(p);
+  if (p != nullptr && p->struct_size >= sizeof(size_t)) read_growable(&v, p, LOWP_GROUPED_QUANTIZED_TENSOR_FIRST_SIZE, {});
+  return v;
+}
+
+lowp_quantized_layout as_read(const lowp_quantized_layout* p) {
+  lowp_quantized_layout v = zeros_with_size(p);
+  if (p != nullptr && p->struct_size >= sizeof(size_t)) read_growable(&v, p, LOWP_QUANTIZED_LAYOUT_FIRST_SIZE, {});
+  return v;
 }
 
 void float_rule(Expect& e, const void* p, const std::string& name, bool required) {
@@ -150,11 +187,11 @@ lowp_quant_config header_default_config() {
 
 lowp_quant_config config_as_read(const lowp_quant_config* cfg) {
   lowp_quant_config c = header_default_config();
-  if (cfg != nullptr && cfg->struct_size >= sizeof(size_t)) {
-    const size_t n = cfg->struct_size < sizeof c ? cfg->struct_size : sizeof c;
-    std::memcpy(reinterpret_cast<char*>(&c) + sizeof(size_t), reinterpret_cast<const char*>(cfg) + sizeof(size_t),
-                n - sizeof(size_t));
-  }
+  if (cfg != nullptr && cfg->struct_size >= sizeof(size_t))
+    read_growable(&c, cfg, offsetof(lowp_quant_config, reserved0),
+                  {{offsetof(lowp_quant_config, four_over_six), sizeof(int)},
+                   {offsetof(lowp_quant_config, four_over_six_error), sizeof(int)},
+                   {offsetof(lowp_quant_config, four_over_six_scale_max), sizeof(float)}});
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "harness/expect.h"
@@ -83,16 +84,13 @@ struct PartSizes {
 PartSizes part_sizes(Recipe r, int64_t rows, int64_t cols, int orientation);
 
 // A dense tensor (lowp_tensor) `name`: not NULL, a high-precision dtype, rows >= 1 (>= 0 when
-// empty rows are allowed) and cols >= 1, at most 2^56 elements, data not NULL. Element alignment
-// of data is an open case (the header only says 16 bytes enable the fast path).
+// empty rows are allowed) and cols >= 1, at most 2^56 elements, data not NULL and aligned to its
+// element size.
 void tensor_rules(Expect& e, const std::string& name, const lowp_tensor* t, bool allow_empty_rows = false);
 
-// struct_size of a growable struct: 0, below the first release (`first`: where its last member
-// ends) or above this library's sizeof are rejected. Sizes in [first, sizeof) are only tail
-// padding: accepted by lowp.h's rule. gemm.h words its own rule differently ("not 0 and at most
-// sizeof"): `below_first_open` makes sizes under the first release an open case there.
-void struct_size_rules(Expect& e, const std::string& name, size_t struct_size, size_t first, size_t full,
-                       bool below_first_open = false);
+// struct_size of a growable struct: 0, below the first release (`first`: its
+// LOWP_<STRUCT>_FIRST_SIZE, tail padding included) or above this library's sizeof are rejected.
+void struct_size_rules(Expect& e, const std::string& name, size_t struct_size, size_t first, size_t full);
 
 // A float array `name` (float* in lowp.h): not NULL when required, 4-byte aligned when given.
 void float_rule(Expect& e, const void* p, const std::string& name, bool required = true);
@@ -102,25 +100,30 @@ bool flag_rule(Expect& e, const std::string& name, int value);
 
 // lowp_quant_config's defaults as lowp.h documents them, struct_size = sizeof.
 lowp_quant_config header_default_config();
-// The config as the library must read it: defaults, then the caller's first struct_size bytes.
+// The config as the library must read it (read_growable below over the defaults).
 lowp_quant_config config_as_read(const lowp_quant_config* cfg);
 // cfg NULL, or its struct_size checked (the caller's struct is `cfg` itself).
 void config_rules(Expect& e, const lowp_quant_config* cfg);
 
-// A growable struct as the library must read it: its first struct_size bytes over zeros (never
-// reading past what the caller's struct_size says is there).
-template <typename T>
-T as_read(const T* p) {
-  T v;
-  std::memset(&v, 0, sizeof v);
-  if (p != nullptr && p->struct_size >= sizeof(size_t))
-    std::memcpy(&v, p, p->struct_size < sizeof v ? p->struct_size : sizeof v);
-  return v;
-}
+// A member appended to a growable struct after its first release: its offset and size.
+struct Appended {
+  size_t offset, size;
+};
+// lowp.h's reading of a growable struct `p` (at least 8 bytes) into `v` (the defaults): the first
+// release's members (bytes [8, first_members_end)), then each appended member whose bytes the
+// caller's struct_size covers. Reserved members (an older release's padding) keep v's value.
+void read_growable(void* v, const void* p, size_t first_members_end, std::initializer_list<Appended> appended);
 
-// First releases (lowp 0.1): where the last member of each growable struct ends.
-constexpr size_t kConfigFirst = offsetof(lowp_quant_config, group_row_multiple) + sizeof(int);
-constexpr size_t kQuantizedFirst = offsetof(lowp_quantized_tensor, amax) + sizeof(float*);
-constexpr size_t kGroupedQuantizedFirst = offsetof(lowp_grouped_quantized_tensor, amax_stride) + sizeof(int64_t);
+// The growable structs as the library must read them, over zeros (never reading past what the
+// caller's struct_size says is there, nor its reserved members).
+lowp_quantized_tensor as_read(const lowp_quantized_tensor* p);
+lowp_grouped_quantized_tensor as_read(const lowp_grouped_quantized_tensor* p);
+lowp_quantized_layout as_read(const lowp_quantized_layout* p);
+
+// First releases, as lowp.h states them.
+constexpr size_t kConfigFirst = LOWP_QUANT_CONFIG_FIRST_SIZE;
+constexpr size_t kQuantizedFirst = LOWP_QUANTIZED_TENSOR_FIRST_SIZE;
+constexpr size_t kGroupedQuantizedFirst = LOWP_GROUPED_QUANTIZED_TENSOR_FIRST_SIZE;
+constexpr size_t kLayoutFirst = LOWP_QUANTIZED_LAYOUT_FIRST_SIZE;
 
 }  // namespace lowp_fuzz
