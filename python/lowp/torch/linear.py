@@ -62,6 +62,13 @@ class Linear(nn.Linear):
         self._warned = False
         self._init_state()
 
+    def __setattr__(self, name, value):
+        # FSDP2 assigns its unsharded weight at each unshard and refills it in place with the
+        # version counter kept: the cache's key would not see the new values.
+        if name == "weight":
+            self.__dict__["_weight_cache"] = None
+        super().__setattr__(name, value)
+
     def _init_state(self) -> None:
         device = self.weight.device
         for name in (*_FP32_STATE, "sr_rng_state"):
