@@ -5,7 +5,8 @@ registered operators (``torch.ops.lowp.*``, lowp/torch/_ops.py).
     import lowp.torch, lowp.recipes
     lowp.torch.convert(model, lowp.recipes.Nvfp4PerTensor())
 
-How to train with it: docs/training.md.
+How to train with it: docs/training.md. With torch.distributed (amax reduction, FSDP2's
+quantized all-gather): lowp.torch.distributed, docs/distributed.md.
 """
 from . import _ops  # noqa: F401  (registers torch.ops.lowp before anything runs)
 from ._ops import SCHEMAS
