@@ -11,7 +11,7 @@ import lowp.recipes as R
 import lowp.torch
 import lowp.torch.distributed as LD
 import lowp.torch.linear as linear_module
-from lowp.torch import _function
+from lowp.torch import _fsdp, _function
 
 TOKENS = 32  # per rank: a multiple of 16 (NVFP4's columnwise copy, RHT strips)
 RECIPES = {
@@ -53,10 +53,10 @@ def _entry(rank, name, world, init, args):
         dist.destroy_process_group()
 
 
-def mlp(recipe, seed=0):
-    """64 -> 192 -> GELU -> 96, converted; the SR seeds fixed so that two builds draw alike."""
+def mlp(recipe, seed=0, hidden=192):
+    """64 -> hidden -> GELU -> 96, converted; the SR seeds fixed so that two builds draw alike."""
     torch.manual_seed(seed)
-    m = torch.nn.Sequential(torch.nn.Linear(64, 192), torch.nn.GELU(), torch.nn.Linear(192, 96))
+    m = torch.nn.Sequential(torch.nn.Linear(64, hidden), torch.nn.GELU(), torch.nn.Linear(hidden, 96))
     lowp.torch.convert(m, recipe)
     for i, layer in enumerate((m[0], m[2])):
         if "sr_rng_state" in layer._buffers:
@@ -224,12 +224,12 @@ def dp_step_matches(rank, world, names):
                     assert same(getattr(a, buf), getattr(b, buf)), f"{name}: {buf}"
 
 
-def fsdp_model(recipe, quantized, world, seed=0, mp_policy=None):
+def fsdp_model(recipe, quantized, world, seed=0, mp_policy=None, hidden=192):
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
     mesh = init_device_mesh("cpu", (world,))
-    m = mlp(recipe, seed)
+    m = mlp(recipe, seed, hidden)
     if quantized:
         LD.enable_fsdp_quantized_all_gather(m)
     policy = mp_policy or MixedPrecisionPolicy()
@@ -270,17 +270,19 @@ def fsdp_step(model, opt, g):
     return loss.detach()
 
 
-def fsdp_same_loss(rank, world, names, steps=10):
+def fsdp_same_loss(rank, world, names, hidden=192, steps=10):
     """(c) AdamW steps of FSDP2 (fully_shard) with and without the quantized all-gather give the
-    same losses bit for bit: the gathered codes are the whole weight's (same amax, hence scale).
-    With it: precompute_weight_amaxes after each step is the only all-reduce (one per step), the
-    weights stay DTensors over ShardWeight and the optimizer state is plain."""
+    same losses bit for bit: the gathered codes are the whole weight's (same amax, hence scale);
+    a weight whose shards do not fit travels in high precision. With it: precompute_weight_amaxes
+    after each step is the only all-reduce (one per step), the weights stay DTensors over
+    ShardWeight and the optimizer state is plain."""
     from torch.distributed.tensor import DTensor
 
     for name in names:
         losses = {}
+        gathered = sum(_fsdp.plan(RECIPES[name], shape, world) is not None for shape in ((hidden, 64), (96, hidden)))
         for quantized in (False, True):
-            model = fsdp_model(RECIPES[name], quantized, world)
+            model = fsdp_model(RECIPES[name], quantized, world, hidden=hidden)
             opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
             g = torch.Generator().manual_seed(10 + rank)
             out = []
@@ -288,8 +290,9 @@ def fsdp_same_loss(rank, world, names, steps=10):
                 with Calls("all_reduce") as during:
                     out.append(fsdp_step(model, opt, g))
                 if quantized:
-                    # The first step reduces each weight's amax at its all-gather (2 layers).
-                    assert during.calls == (2 if step == 0 else 0), f"{name} step {step}: {during.calls}"
+                    # The first step reduces each quantized weight's amax at its all-gather.
+                    want = gathered if step == 0 else 0
+                    assert during.calls == want, f"{name} step {step}: {during.calls} all-reduces"
                     with Calls("all_reduce") as pre:
                         LD.precompute_weight_amaxes(model)
                     assert pre.calls == 1

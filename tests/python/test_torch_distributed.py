@@ -232,8 +232,10 @@ def test_fsdp_quantized_all_gather_same_losses(tmp_path):
     dist_cases.spawn(dist_cases.fsdp_same_loss, 2, tmp_path, ["fp8_current", "nvfp4_sr"])
 
 
-def test_fsdp_quantized_all_gather_three_ranks(tmp_path):
-    dist_cases.spawn(dist_cases.fsdp_same_loss, 3, tmp_path, ["fp8_current", "nvfp4_sr"])
+def test_fsdp_quantized_all_gather_three_ranks_uneven(tmp_path):
+    """80 hidden units over 3 ranks: the first weight's shards are uneven (27, 27, 26 rows) and
+    travel in high precision, padded as FSDP pads them; the second is gathered quantized."""
+    dist_cases.spawn(dist_cases.fsdp_same_loss, 3, tmp_path, ["fp8_current", "nvfp4_sr"], 80)
 
 
 @pytest.mark.parametrize("name,bound", [("fp8_current", 0.52), ("nvfp4_sr", 0.30)])

@@ -93,8 +93,8 @@ def precompute_weight_amaxes(model: nn.Module) -> None:
         w, recipe = module.weight, module.recipe
         shard = getattr(w, "_local_tensor", w)
         if isinstance(shard, ShardWeight):
-            if shard._group is None:
-                continue  # never gathered yet: its first all-gather reduces it
+            if shard._group is None or plan(recipe, tuple(w.shape), shard._group.size()) is None:
+                continue  # never gathered yet (its first all-gather reduces it), or gathered unquantized
             group, hp = shard._group, shard._hp
 
             def store(a, shard=shard, version=hp._version):
