@@ -7,8 +7,8 @@ own layer or below (imports inside functions count too), and no import cycle exi
   2  _core (one function per op, on any framework's arrays)
   3  _torch_ops (the torch operators over _core)
   4  _api (the public functions, over _core and the operators)
-  5  torch/_roles, torch/_function
-  6  torch/linear
+  5  torch/_roles, torch/_function, torch/_amax_reduce
+  6  torch/linear, torch/_fsdp
   7  torch/convert, torch/distributed
   8  torch (the package), lowp (the package)
 
@@ -25,8 +25,8 @@ LAYERS = {
     "_core": 2,
     "_torch_ops": 3,
     "_api": 4,
-    "torch._roles": 5, "torch._function": 5,
-    "torch.linear": 6,
+    "torch._roles": 5, "torch._function": 5, "torch._amax_reduce": 5,
+    "torch.linear": 6, "torch._fsdp": 6,
     "torch.convert": 7, "torch.distributed": 7,
     "torch": 8, "": 8,
 }

@@ -7,19 +7,29 @@ default, and a bad knob raises ValueError naming the field when the recipe is bu
     lowp.torch.convert(model, lowp.recipes.Nvfp4PerTensor())
     lowp.recipes.Fp8Delayed(amax_history_len=16)
     lowp.recipes.Nvfp4PerTensor(gradient=lowp.recipes.Nvfp4Role(rht=True))   # dy without SR
+    lowp.recipes.Fp8Current(amax_reduction_group=torch.distributed.group.WORLD)
+
+amax_reduction_group (the per-tensor recipes: Fp8Delayed, Fp8Current, Nvfp4PerTensor): a
+torch.distributed ProcessGroup over which x, W and dy share one scale, the one a single process
+would take on the concatenated data (docs/distributed.md). It is not part of a recipe's equality
+or hash, so recipes that differ only in their group compare equal.
 
 Which recipe of Transformer Engine or torchao each one equals: docs/training.md.
 """
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import ClassVar, Optional
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional
 
 _FP8_FORMATS = ("hybrid", "e4m3")
 _AMAX_ALGOS = ("max", "most_recent")
 _FOUR_OVER_SIX_ERRORS = ("mae", "mse")
 _FOUR_OVER_SIX_SCALE_MAX = (448.0, 256.0)
+# A process group is no knob of the numerics: recipes equal but for it compare and hash equal.
+_GROUP = dict(default=None, compare=False, hash=False)
+_PER_ROW_GROUP = ("per-row scalings take one amax per row, and a row (token) of a row-sharded "
+                  "activation lies whole on one rank: there is nothing to reduce")
 
 
 class _Knobs:
@@ -27,6 +37,10 @@ class _Knobs:
 
     def __init__(self, **knobs):
         names = [f.name for f in dataclasses.fields(self)]
+        if isinstance(self, Recipe) and "amax_reduction_group" not in names:
+            # A per-row recipe: None is taken (generic callers pass it), a group refused.
+            if knobs.pop("amax_reduction_group", None) is not None:
+                self._fail("amax_reduction_group", _PER_ROW_GROUP)
         for name in knobs:
             if name not in names:
                 raise ValueError(f"{type(self).__name__}: unknown knob {name!r}; it takes {', '.join(names)}")
@@ -48,6 +62,18 @@ class _Knobs:
         for name in fields:
             if not isinstance(getattr(self, name), bool):
                 self._fail(name, f"must be True or False, got {getattr(self, name)!r}")
+
+    def _group(self):
+        group = self.amax_reduction_group
+        if group is None:
+            return
+        try:
+            from torch.distributed import ProcessGroup
+        except ImportError:  # torch without distributed: no group can be valid
+            ProcessGroup = ()
+        if not isinstance(group, ProcessGroup):
+            self._fail("amax_reduction_group", f"must be a torch.distributed ProcessGroup or None, got "
+                                               f"{type(group).__name__}")
 
     def _one_of(self, field, choices):
         if getattr(self, field) not in choices:
@@ -94,11 +120,13 @@ class Fp8Delayed(_Fp8):
     amax_history_len: int = 1024
     amax_compute_algo: str = "max"
     margin: int = 0
+    amax_reduction_group: Any = field(**_GROUP)
     scaling = "fp8_delayed"
     name = "fp8_delayed"
 
     def _check(self):
         super()._check()
+        self._group()
         if not isinstance(self.amax_history_len, int) or self.amax_history_len < 1:
             self._fail("amax_history_len", f"must be an int >= 1, got {self.amax_history_len!r}")
         self._one_of("amax_compute_algo", _AMAX_ALGOS)
@@ -126,8 +154,13 @@ class Fp8Current(_Fp8FromAmax):
     """FP8 per-tensor with current scaling: each tensor's own amax, then the cast (one scale per
     tensor)."""
 
+    amax_reduction_group: Any = field(**_GROUP)
     scaling = "fp8_current"
     name = "fp8_current"
+
+    def _check(self):
+        super()._check()
+        self._group()
 
 
 @dataclass(frozen=True, init=False)
@@ -222,19 +255,25 @@ class Nvfp4PerTensor(_Nvfp4):
     weight: Nvfp4Role = Nvfp4Role(block_2d=True)
     gradient: Nvfp4Role = Nvfp4Role(rht=True, stochastic_rounding=True)
     rht_sign_mask: Optional[int] = None
+    amax_reduction_group: Any = field(**_GROUP)
     scaling = "nvfp4_per_tensor"
     name = "nvfp4_per_tensor"
     _takes_block_2d = True
     _takes_four_over_six = True
     _takes_amax_estimation = True
 
+    def _check(self):
+        super()._check()
+        self._group()
+
     @classmethod
-    def four_over_six(cls, error: str = "mae", scale_max: float = 448.0) -> "Nvfp4PerTensor":
+    def four_over_six(cls, error: str = "mae", scale_max: float = 448.0, **knobs) -> "Nvfp4PerTensor":
         """4over6 on x (1D blocks) and W (16x16 tiles), dy with stochastic rounding; no RHT
-        (4over6 does not take it, and wgrad needs x and dy alike)."""
+        (4over6 does not take it, and wgrad needs x and dy alike). knobs: the recipe's others
+        (rht_sign_mask, amax_reduction_group)."""
         fos = dict(four_over_six=True, four_over_six_error=error, four_over_six_scale_max=scale_max)
         return cls(input=Nvfp4Role(**fos), weight=Nvfp4Role(block_2d=True, **fos),
-                   gradient=Nvfp4Role(stochastic_rounding=True))
+                   gradient=Nvfp4Role(stochastic_rounding=True), **knobs)
 
 
 @dataclass(frozen=True, init=False)

@@ -175,6 +175,21 @@ def test_weight_quantized_once_per_step(monkeypatch, optimizer):
     assert len(calls) == 4, "is_first_microbatch=False reuses"
 
 
+def test_assigning_the_weight_drops_the_cached_copy():
+    """FSDP2 assigns its unsharded weight at each unshard after refilling it in place with the
+    version counter kept: the assignment alone must make the module quantize anew."""
+    m = lowp.torch.Linear(IN, OUT, recipe=R.Fp8Current())
+    x = inputs(torch.float32)[0]
+    y = m(x)
+    with torch.no_grad(), torch.autograd._unsafe_preserve_version_counter(m.weight):
+        m.weight.mul_(2.0)
+    assert torch.equal(m(x), y), "the version key alone keeps the stale copy (what FSDP2 hides)"
+    setattr(m, "weight", m.weight)
+    fresh = lowp.torch.Linear(IN, OUT, recipe=R.Fp8Current())
+    fresh.load_state_dict(m.state_dict())
+    assert torch.equal(m(x), fresh(x)) and not torch.equal(m(x), y)
+
+
 def saved_bytes(m, tokens):
     x = torch.randn(tokens, m.in_features, dtype=torch.bfloat16, requires_grad=True)
     total = []

@@ -15,6 +15,7 @@ from typing import NamedTuple, Optional
 import torch
 
 from .. import _api
+from . import _amax_reduce
 from ..recipes import Recipe
 from ._roles import FLAT_LEN, Meta, State, flatten, quantize, unflatten
 
@@ -56,7 +57,10 @@ def fprop(qx, qw, bias: Optional[torch.Tensor], out_dtype: torch.dtype, recipe: 
 
 
 def _delayed_update(recipe, state, rows, role):
-    """Delayed scaling: the next scales from the history rows of this phase (one launch)."""
+    """Delayed scaling: the next scales from the history rows of this phase (one launch), after
+    their latest amaxes are reduced across the recipe's amax_reduction_group."""
+    if recipe.amax_reduction_group is not None:
+        _amax_reduce.reduce_history(state.amax_history[rows], recipe.amax_reduction_group)
     _api.fp8_delayed_scaling_update(state.amax_history[rows], state.scale[rows], state.scale_inv[rows],
                                     dtype=recipe.dtype(role), margin=recipe.margin, algo=recipe.amax_compute_algo)
 

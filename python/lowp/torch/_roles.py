@@ -8,6 +8,7 @@ from typing import NamedTuple, Optional
 import torch
 
 from .. import _api
+from . import _amax_reduce
 from .._types import QuantizedPart, QuantizedTensor
 from ..recipes import Recipe
 
@@ -26,14 +27,19 @@ class State(NamedTuple):
 
 
 def quantize(x2d: torch.Tensor, recipe: Recipe, role: str, rowwise: bool, columnwise: bool,
-             state: State) -> QuantizedTensor:
+             state: State, amax: Optional[torch.Tensor] = None) -> QuantizedTensor:
     """x2d (rows x cols) quantized for `role` ("input", "weight", "gradient"); delayed scaling
-    folds this amax into the role's history row, stochastic rounding advances the rng state."""
+    folds this amax into the role's history row, stochastic rounding advances the rng state.
+    Shared amaxes (_amax_reduce.py): ``amax`` given (reduced elsewhere), or the recipe's
+    amax_reduction_group set (reduced here); delayed scaling reduces its history instead."""
+    shared = amax is not None or getattr(recipe, "amax_reduction_group", None) is not None
     if recipe.family == "fp8":
         if recipe.scaling == "fp8_delayed":
             i = ROLE_INDEX[role]
             return _api.quantize(x2d, "fp8_delayed", dtype=recipe.dtype(role), rowwise=rowwise,
                                  columnwise=columnwise, scale=state.scale[i:i + 1], amax=state.amax_history[i])
+        if shared:
+            return _amax_reduce.fp8_current(x2d, recipe, role, rowwise, columnwise, amax)
         return _api.quantize(x2d, recipe.scaling, dtype=recipe.dtype(role), rowwise=rowwise, columnwise=columnwise,
                              amax_epsilon=recipe.amax_epsilon, power_of_two_scale=recipe.power_of_two_scale)
     knobs = recipe.role(role)
@@ -49,6 +55,8 @@ def quantize(x2d: torch.Tensor, recipe: Recipe, role: str, rowwise: bool, column
                      four_over_six_scale_max=knobs.four_over_six_scale_max)
     if knobs.rht and recipe.rht_sign_mask is not None:
         extra["rht_sign_mask"] = recipe.rht_sign_mask
+    if shared:
+        extra.update(_amax_reduce.nvfp4_amaxes(x2d, recipe, role, rowwise, columnwise, amax))
     q = _api.quantize(x2d, recipe.scaling, rowwise=rowwise, columnwise=columnwise, rht=knobs.rht,
                       stochastic_rounding=knobs.stochastic_rounding,
                       rng_state=state.rng_state if knobs.stochastic_rounding else None, **extra)

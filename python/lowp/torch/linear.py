@@ -70,8 +70,16 @@ class Linear(nn.Linear):
             raise ValueError(f"recipe: expected a lowp.recipes recipe, got {type(recipe).__name__}")
         self._recipe = recipe
         self._weight_cache = None
+        self._weight_amax = None
         self._warned = False
         self._init_state()
+
+    def __setattr__(self, name, value):
+        # FSDP2 assigns its unsharded weight at each unshard and refills it in place with the
+        # version counter kept: the cache's key would not see the new values.
+        if name == "weight":
+            self.__dict__["_weight_cache"] = None
+        super().__setattr__(name, value)
 
     def _init_state(self) -> None:
         device = self.weight.device
@@ -125,20 +133,29 @@ class Linear(nn.Linear):
 
     def _quantized_weight(self, columnwise: bool, is_first_microbatch: Optional[bool]):
         """W quantized for fprop (rowwise) and, in training, dgrad (columnwise): from the cache
-        while the weight is unchanged, else now."""
+        while the weight is unchanged, else now; or as FSDP's quantized all-gather gave it."""
         w = self.weight
+        gathered = getattr(w, "lowp_quantized", None)  # lowp/torch/_fsdp.py: codes, not a weight
+        if gathered is not None:
+            return gathered(columnwise)
         compiling = torch.compiler.is_compiling()
-        key = None if compiling else (_OPTIMIZER_STEPS[0], w._version, w.data_ptr(), w.dtype, w.device)
+        key = None if compiling else weight_key(w)
         cache = self._weight_cache
         if not compiling and cache is not None and columnwise <= cache[1] and (
                 is_first_microbatch is False or (is_first_microbatch is None and cache[0] == key)):
             return cache[2], cache[3]
         with torch.no_grad():
-            q = quantize_weight(w, self._recipe, columnwise, self._state())
+            q = quantize_weight(w, self._recipe, columnwise, self._state(), self._given_weight_amax(key))
         flat = flatten(q)
         if not compiling:
             self._weight_cache = (key, columnwise, *flat)
         return flat
+
+    def _given_weight_amax(self, key) -> Optional[torch.Tensor]:
+        """The weight's amax as lowp.torch.distributed.precompute_weight_amaxes reduced it, while
+        the weight is the one it read (None: quantize reduces it itself)."""
+        given = self._weight_amax
+        return given[1] if given is not None and key is not None and given[0] == key else None
 
     def forward(self, x: torch.Tensor, is_first_microbatch: Optional[bool] = None) -> torch.Tensor:
         if not self._quantizable(x):
@@ -154,7 +171,14 @@ class Linear(nn.Linear):
         return f"{super().extra_repr()}, recipe={self._recipe.name}"
 
 
-def quantize_weight(weight: torch.Tensor, recipe: recipes.Recipe, columnwise: bool, state: State):
+def quantize_weight(weight: torch.Tensor, recipe: recipes.Recipe, columnwise: bool, state: State,
+                    amax: Optional[torch.Tensor] = None):
     """W (out x in) quantized for the weight role: the rowwise copy (fprop) and, when asked, the
-    columnwise copy (dgrad). A module-level function so tests can count its calls."""
-    return quantize(weight, recipe, "weight", True, columnwise, state)
+    columnwise copy (dgrad); amax: its amax reduced across ranks beforehand. A module-level
+    function so tests can count its calls."""
+    return quantize(weight, recipe, "weight", True, columnwise, state, amax)
+
+
+def weight_key(weight: torch.Tensor):
+    """What identifies the weight's values between optimizer steps (the cache's key)."""
+    return (_OPTIMIZER_STEPS[0], weight._version, weight.data_ptr(), weight.dtype, weight.device)
