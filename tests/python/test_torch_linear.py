@@ -303,6 +303,19 @@ def test_torch_compile_fullgraph_equals_eager(name):
             m.weight.grad = m.bias.grad = None
 
 
+def test_amax_estimation_factor_defaults_by_role():
+    """None takes 2.0 for the input and 1.0 for the gradient, as lowp's role defaults."""
+    est = R.Nvfp4Role(rht=True, amax_estimation=True)
+    recipe = R.Nvfp4PerTensor(input=est, gradient=est)
+    x = inputs(torch.float32)[0].reshape(-1, IN)
+    for role, factor in (("input", 2.0), ("gradient", 1.0)):
+        got = lowp.torch._roles.quantize(x, recipe, role, True, True, lowp.torch._roles.State())
+        want = lowp.quantize(x, "nvfp4_per_tensor", columnwise=True, rht=True, stochastic_rounding=False,
+                             amax_estimation=True, amax_estimation_factor=factor)
+        assert torch.equal(got.columnwise.amax, want.columnwise.amax), role
+        assert torch.equal(got.columnwise.data, want.columnwise.data), role
+
+
 def test_bad_recipes_rejected_with_the_field():
     cases = [
         (lambda: R.Fp8Delayed(history=4), "unknown knob 'history'"),
