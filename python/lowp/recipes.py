@@ -224,6 +224,12 @@ class _Nvfp4(Recipe):
     def role(self, role: str) -> Nvfp4Role:
         return getattr(self, role)
 
+    def estimation_factor(self, role: str) -> float:
+        """The post-RHT amax estimate's factor of a role: its knob, else lowp's role default
+        (2.0 for the input, 1.0 for the gradient)."""
+        factor = self.role(role).amax_estimation_factor
+        return factor if factor is not None else (2.0 if role == "input" else 1.0)
+
     def _check(self):
         for role in ("input", "weight", "gradient"):
             knobs = getattr(self, role)

@@ -12,14 +12,11 @@ from typing import Optional
 import torch
 import torch.distributed as dist
 
-from .. import _api, _lowp
+from .. import _api
 
 _FP8_MAX = {"e4m3": 448.0, "e5m2": 57344.0}
 _POW2_MASK = -0x800000  # 0xFF800000 as int32: a power-of-two scale keeps sign and exponent
 _CANONICAL_NAN = 0x7FFFFFFF
-# The estimation factor lowp takes when none is given; _roles.quantize passes no role, so this is
-# also what the unreduced path gets.
-_DEFAULT_ESTIMATION_FACTOR = _lowp.QuantConfig(role=None).amax_estimation_factor
 
 
 def all_reduce_max(amax: torch.Tensor, group) -> None:
@@ -96,7 +93,7 @@ def nvfp4_amaxes(x2d, recipe, role, rowwise, columnwise, amax=None) -> dict:
     if not knobs.rht:
         col = row
     elif knobs.amax_estimation:  # numerics §4: A_col = canonical_nan(A_row * c)
-        factor = knobs.amax_estimation_factor or _DEFAULT_ESTIMATION_FACTOR
+        factor = recipe.estimation_factor(role)
         col = _canonical_nan(row * torch.tensor(factor, dtype=torch.float32, device=row.device))
     else:
         col = amax[1:2]

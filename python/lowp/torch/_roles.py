@@ -12,8 +12,6 @@ from . import _amax_reduce
 from .._types import QuantizedPart, QuantizedTensor
 from ..recipes import Recipe
 
-# The post-RHT amax estimate's factor when a role's recipe leaves it None.
-_ESTIMATION_FACTOR = {"input": 2.0, "weight": 1.0, "gradient": 1.0}
 # Where a role's delayed-scaling state sits in the module's [3][L] history and [3] scales.
 ROLE_INDEX = {"input": 0, "weight": 1, "gradient": 2}
 
@@ -51,9 +49,7 @@ def quantize(x2d: torch.Tensor, recipe: Recipe, role: str, rowwise: bool, column
         extra["block_2d"] = True
     if knobs.amax_estimation:
         extra["amax_estimation"] = True
-        factor = knobs.amax_estimation_factor
-        # The recipe's documented defaults (lowp's role defaults: no role is passed here).
-        extra["amax_estimation_factor"] = factor if factor is not None else _ESTIMATION_FACTOR[role]
+        extra["amax_estimation_factor"] = recipe.estimation_factor(role)
     if knobs.four_over_six:
         extra.update(four_over_six=True, four_over_six_error=knobs.four_over_six_error,
                      four_over_six_scale_max=knobs.four_over_six_scale_max)
