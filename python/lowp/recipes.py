@@ -228,7 +228,12 @@ class _Nvfp4(Recipe):
         """The post-RHT amax estimate's factor of a role: its knob, else lowp's role default
         (2.0 for the input, 1.0 for the gradient)."""
         factor = self.role(role).amax_estimation_factor
-        return factor if factor is not None else (2.0 if role == "input" else 1.0)
+        if factor is not None:
+            return factor
+        from . import _lowp  # the role defaults are the C library's (lowp_quant_config_nvfp4)
+
+        code = _lowp.ROLE_INPUT if role == "input" else _lowp.ROLE_GRADIENT
+        return _lowp.QuantConfig(role=code).amax_estimation_factor
 
     def _check(self):
         for role in ("input", "weight", "gradient"):
